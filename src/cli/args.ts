@@ -1,0 +1,32 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { UsageError } from './errors.js'
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+/**
+ * Parses a subcommand's flags with `node:util.parseArgs` (strict: unknown flags and stray
+ * positionals are usage errors). `--help` is always accepted and returned as `help: true`.
+ */
+export function parseFlags<O extends Options>(command: string, args: string[], options: O) {
+  try {
+    const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
+    return values as typeof values & { help?: boolean }
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (see 'ledger-gas ${command} --help')`)
+  }
+}
+
+/** Reads a required flag or throws a usage error naming it. */
+export function required<T>(value: T | undefined, flag: string): T {
+  if (value === undefined) throw new UsageError(`missing required option --${flag}`)
+  return value
+}
+
+/** Parses a non-negative integer flag. */
+export function intFlag(value: string | undefined, flag: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback
+  if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${flag} must be an integer, got '${value}'`)
+  const n = Number(value)
+  if (n < min || n > max) throw new UsageError(`--${flag} must be between ${min} and ${max}, got ${n}`)
+  return n
+}

@@ -1,0 +1,11 @@
+/** What a command may touch of the process: injected so tests can run commands in-process. */
+export interface CliIo {
+  stdin: NodeJS.ReadableStream
+  stdout: NodeJS.WritableStream
+  stderr: NodeJS.WritableStream & { isTTY?: boolean }
+  /** Aborted on SIGINT/SIGTERM, for long-running commands (serve, follow). */
+  signal: AbortSignal
+}
+
+/** A subcommand: parses its own arguments, returns an exit code or throws (see exit-codes.ts). */
+export type Command = (args: string[], io: CliIo) => Promise<number>

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+import { LedgerGasError } from '../core/errors.js'
+import { UsageError } from './errors.js'
+import { EXIT, exitCodeOf } from './exit-codes.js'
+import type { CliIo, Command } from './io.js'
+
+/** Subcommands, loaded on use so `serve` does not pay for `backtest` and the reverse. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
+  estimate: { summary: 'print the final estimate of a chain file', load: () => import('./commands/estimate.js') },
+  replay: { summary: 'print the estimate after each block', load: () => import('./commands/replay.js') },
+  generate: { summary: 'write a synthetic chain', load: () => import('./commands/generate.js') },
+  backtest: { summary: 'score estimators on recorded blocks', load: () => import('./commands/backtest.js') },
+  ingest: { summary: 'append a chain file to a SQLite ledger', load: () => import('./commands/ingest.js') },
+  serve: { summary: 'serve the read API', load: () => import('./commands/serve.js') },
+}
+
+const USAGE = `usage: ledger-gas <command> [options]\n\ncommands:\n${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`)
+  .join('\n')}\n\nRun 'ledger-gas <command> --help' for a command's options.\n`
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h') {
+    ;(name === undefined ? io.stderr : io.stdout).write(USAGE)
+    return name === undefined ? EXIT.usage : EXIT.ok
+  }
+  const command = COMMANDS[name]
+  try {
+    if (command === undefined) throw new UsageError(`unknown command '${name}'\n\n${USAGE}`)
+    const { run } = await command.load()
+    return await run(rest, io)
+  } catch (error) {
+    const message = error instanceof LedgerGasError ? error.message : error instanceof Error ? error.message : String(error)
+    io.stderr.write(`ledger-gas ${name}: ${message}\n`)
+    return exitCodeOf(error)
+  }
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0')
+if (isEntry) {
+  const controller = new AbortController()
+  process.once('SIGINT', () => controller.abort())
+  process.once('SIGTERM', () => controller.abort())
+  main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
+    (code) => {
+      process.exitCode = code
+    },
+  )
+}

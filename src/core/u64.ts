@@ -1,0 +1,69 @@
+/**
+ * An unsigned 64-bit integer held exactly. Canonical form: a `number` when the value is at most
+ * `Number.MAX_SAFE_INTEGER`, otherwise a `bigint`. Because the form is canonical, `===` is
+ * equality, and `<`/`>` compare exactly across the two forms (JS compares number and bigint by
+ * mathematical value). The safe-integer path keeps the hot loops on doubles.
+ */
+export type U64 = number | bigint
+
+/** 2^64 - 1, the largest u64. */
+export const U64_MAX = 18446744073709551615n
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER
+const DECIMAL = /^[0-9]+$/
+
+/** Brings a bigint in range to canonical form. */
+function fromBigInt(value: bigint): U64 {
+  return value <= 9007199254740991n ? Number(value) : value
+}
+
+/**
+ * Reads a u64 from a decimal string (digits only, as the node writes u64 values), a safe
+ * non-negative integer `number`, or a `bigint`. Returns `undefined` for anything else
+ * (negative, fractional, exponent, above 2^64-1, empty, signs, whitespace).
+ *
+ * @example parseU64('18446744073709551615') // 18446744073709551615n
+ */
+export function parseU64(value: unknown): U64 | undefined {
+  if (typeof value === 'string') {
+    const n = value.length
+    if (n === 0 || n > 20 || !DECIMAL.test(value)) return undefined
+    if (n < 16) return Number(value) // < 10^15 < 2^53: exact as a double
+    const big = BigInt(value)
+    return big > U64_MAX ? undefined : fromBigInt(big)
+  }
+  if (typeof value === 'number') {
+    return Number.isInteger(value) && value >= 0 && value <= MAX_SAFE ? value : undefined
+  }
+  if (typeof value === 'bigint') {
+    return value >= 0n && value <= U64_MAX ? fromBigInt(value) : undefined
+  }
+  return undefined
+}
+
+/** Brings a u64-valued number or bigint to canonical form; throws RangeError outside u64. */
+export function toU64(value: number | bigint): U64 {
+  const v = parseU64(value)
+  if (v === undefined) throw new RangeError(`not a u64: ${String(value)}`)
+  return v
+}
+
+/** The exact bigint of a u64. */
+export function u64ToBigInt(value: U64): bigint {
+  return typeof value === 'bigint' ? value : BigInt(value)
+}
+
+/** Sum of two u64 in canonical form, or `undefined` on overflow past 2^64-1. */
+export function addU64(a: U64, b: U64): U64 | undefined {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const s = a + b
+    if (s <= MAX_SAFE) return s
+  }
+  const s = u64ToBigInt(a) + u64ToBigInt(b)
+  return s > U64_MAX ? undefined : fromBigInt(s)
+}
+
+/** The larger of two u64. */
+export function maxU64(a: U64, b: U64): U64 {
+  return a < b ? b : a
+}

@@ -1,0 +1,50 @@
+import type { U64 } from '../core/u64.js'
+import type { BlockJson, TransactionJson } from './types.js'
+
+/** A value, or a promise of it: in-process stores answer synchronously, remote ones need not. */
+export type MaybePromise<T> = T | Promise<T>
+
+/** What the ledger headers report (spec §2.7). */
+export interface LedgerInfo {
+  chain_id: number
+  epoch: U64
+  /** Version of the newest committed transaction. */
+  ledger_version: U64
+  /** Oldest version not pruned (first version of the oldest retained block). */
+  oldest_ledger_version: U64
+  /** Chain timestamp (µs) of the newest block. */
+  ledger_timestamp_usec: U64
+  /** Height of the newest block. */
+  block_height: U64
+  /** Height of the oldest retained block. */
+  oldest_block_height: U64
+}
+
+/**
+ * A ledger of committed blocks. Reads never see a partly appended block. Addresses are in the
+ * canonical long form (`0x` + 64 lowercase hex digits).
+ */
+export interface LedgerStore {
+  /** Ledger info, or `null` while the store holds no block. */
+  ledgerInfo(): MaybePromise<LedgerInfo | null>
+  /** The committed transaction at `version`, or `null` if not retained / not yet committed. */
+  transactionByVersion(version: U64): MaybePromise<TransactionJson | null>
+  /**
+   * Committed sequence-number transactions sent by `address` with sequence numbers in
+   * `[start, start + limit)`, ascending; orderless transactions are never included.
+   */
+  accountTransactions(address: string, start: U64, limit: number): MaybePromise<TransactionJson[]>
+  /** Next sequence number of `address` (count of its committed sequence-number txns); 0 if unknown. */
+  accountSequenceNumber(address: string): MaybePromise<U64>
+  /** The block at `height` with or without its transactions, or `null` if not retained. */
+  blockByHeight(height: U64, withTransactions: boolean): MaybePromise<BlockJson | null>
+  /**
+   * Appends the next block atomically (all of it or nothing). Its height must be the current
+   * height + 1 (or any height for the first block) and its first version the current ledger
+   * version + 1; otherwise throws and nothing changes.
+   */
+  appendBlock(block: BlockJson): MaybePromise<void>
+  /** Drops whole blocks whose last version is below `version`. */
+  pruneBelow(version: U64): MaybePromise<void>
+  close(): MaybePromise<void>
+}
