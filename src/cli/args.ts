@@ -7,10 +7,14 @@ type Options = NonNullable<ParseArgsConfig['options']>
  * Parses a subcommand's flags with `node:util.parseArgs` (strict: unknown flags and stray
  * positionals are usage errors). `--help` is always accepted and returned as `help: true`.
  */
-export function parseFlags<O extends Options>(command: string, args: string[], options: O) {
+export type Flags<O extends Options> = {
+  [K in keyof O]?: O[K] extends { type: 'boolean' } ? boolean : O[K] extends { multiple: true } ? string[] : string
+} & { help?: boolean }
+
+export function parseFlags<O extends Options>(command: string, args: string[], options: O): Flags<O> {
   try {
     const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
-    return values as typeof values & { help?: boolean }
+    return values as Flags<O>
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (see 'ledger-gas ${command} --help')`)
   }

@@ -1,0 +1,279 @@
+import type { BlockInput, FullnessReason, PricedBlock } from './block.js'
+import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from './config.js'
+import { InvalidBlockError } from './errors.js'
+import { nextBucket } from './next-bucket.js'
+import { priceBlock } from './price-block.js'
+import { SlidingWindow } from './sliding-window.js'
+import { maxU64, type U64 } from './u64.js'
+import type { GasEstimate } from './wire.js'
+
+/** Where the current estimate comes from; anything but `history` is a fallback. */
+export type EstimateSource = 'history' | 'no_history' | 'disabled' | 'static_override'
+
+/** How one tier was derived from its window. */
+export interface TierExplain {
+  /** The tier's value. */
+  value: U64
+  /** Blocks in the tier's window, and how many of them were full. */
+  window_blocks: number
+  full_blocks: number
+  /** The window statistic: min (deprioritized), upper median (regular), index len*9/10 (prioritized). */
+  statistic: 'min' | 'median' | 'p90'
+  /** Rank taken in the ascending sorted window. */
+  index: number
+  /** The window's value at that rank, before the max with lower tiers and the bucket step. */
+  statistic_value: U64
+  /** Height of the block whose min inclusion price is `statistic_value` (the oldest such on ties). */
+  set_by_block: U64
+  /** The lower tier that raised this one by `max`, if any. */
+  raised_by: 'deprioritized' | 'regular' | null
+  /** True for the prioritized tier: `next_bucket` was applied. */
+  bucketed: boolean
+}
+
+/** Why the current estimate is what it is. */
+export interface EstimateExplain {
+  /** The newest ingested block, or `null` before any. */
+  as_of: { block_height: U64; epoch: U64 } | null
+  source: EstimateSource
+  /** True when the estimate is not derived from history (`source !== 'history'`). */
+  fallback: boolean
+  /** The newest block, left out of the estimate (`skip_newest_block`), or `null`. */
+  skipped_block_height: U64 | null
+  blocks_ingested: number
+  /** Per-tier derivation; `null` on a fallback. */
+  tiers: { deprioritized: TierExplain; regular: TierExplain; prioritized: TierExplain } | null
+}
+
+/** One retained block of the history view (a fee history Aptos does not offer). */
+export interface BlockHistoryEntry {
+  block_height: U64
+  epoch: U64
+  user_txns: number
+  gas_used: U64
+  cheapest_gas_unit_price: U64 | null
+  full: boolean
+  reason: FullnessReason
+  min_inclusion_price: U64
+  /** True when the block is inside the prioritized (largest) window of the current estimate. */
+  in_estimate: boolean
+}
+
+/**
+ * The gas-price estimator: ingest blocks in height order, read the estimate at any time.
+ * Semantics equal the Aptos node's `estimate_gas_price` (api/src/context.rs) for the same
+ * config. Ingest costs O(txns) + O(log W); `estimate()` is O(1) (kept current on ingest);
+ * memory is fixed by `aggressive_block_history`.
+ *
+ * @example
+ * const e = createEstimator()
+ * for (const b of blocks) e.ingest(b)
+ * e.estimate() // { deprioritized_gas_estimate: 100, gas_estimate: 100, prioritized_gas_estimate: 150 }
+ */
+export class Estimator {
+  /** The resolved configuration. */
+  readonly config: EstimatorConfig
+  private readonly low: SlidingWindow
+  private readonly market: SlidingWindow
+  private readonly aggressive: SlidingWindow
+  /** Retained blocks by ingest sequence number modulo capacity (largest window + the skipped one). */
+  private readonly ring: (PricedBlock | undefined)[]
+  private ingested = 0
+  private windowEpoch: U64 | null = null
+  private deprioritized: U64
+  private regular: U64
+  private prioritized: U64
+  private source: EstimateSource
+  private cached: GasEstimate | null = null
+
+  constructor(config: EstimatorConfigInput | EstimatorConfig = {}) {
+    this.config = resolveConfig(config as EstimatorConfigInput)
+    const c = this.config
+    this.low = new SlidingWindow(c.low_block_history)
+    this.market = new SlidingWindow(c.market_block_history)
+    this.aggressive = new SlidingWindow(c.aggressive_block_history)
+    this.ring = new Array(c.aggressive_block_history + 1).fill(undefined)
+    this.deprioritized = c.min_gas_unit_price
+    this.regular = c.min_gas_unit_price
+    this.prioritized = nextBucket(c.min_gas_unit_price, c.buckets)
+    this.source = 'no_history'
+    this.recompute()
+  }
+
+  /** Number of blocks ingested so far. */
+  get blocksIngested(): number {
+    return this.ingested
+  }
+
+  /** The newest ingested block's summary, or `undefined` before any. */
+  get newest(): PricedBlock | undefined {
+    return this.ingested === 0 ? undefined : this.ring[(this.ingested - 1) % this.ring.length]
+  }
+
+  /**
+   * Summarises and ingests the next block. Heights must increase strictly and epochs must not
+   * decrease. On any error the estimator is unchanged.
+   *
+   * @throws InvalidBlockError naming the block and the field.
+   */
+  ingest(block: BlockInput): PricedBlock {
+    const priced = priceBlock(block, this.config)
+    const prev = this.newest
+    if (prev !== undefined) {
+      if (!(priced.block_height > prev.block_height)) {
+        throw new InvalidBlockError(String(priced.block_height), 'block_height', `must be above the previous block's (${prev.block_height})`)
+      }
+      if (priced.epoch < prev.epoch) {
+        throw new InvalidBlockError(String(priced.block_height), 'epoch', `(${priced.epoch}) is below the previous block's (${prev.epoch})`)
+      }
+    }
+    this.commit(priced)
+    return priced
+  }
+
+  /** The current estimate. O(1). */
+  estimate(): GasEstimate {
+    this.cached ??= Object.freeze({
+      deprioritized_gas_estimate: this.deprioritized,
+      gas_estimate: this.regular,
+      prioritized_gas_estimate: this.prioritized,
+    })
+    return this.cached
+  }
+
+  /** How the current estimate was derived. O(log W). */
+  explain(): EstimateExplain {
+    const newest = this.newest
+    const skipped = this.config.skip_newest_block && newest !== undefined ? newest.block_height : null
+    const base = {
+      as_of: newest === undefined ? null : { block_height: newest.block_height, epoch: newest.epoch },
+      source: this.source,
+      fallback: this.source !== 'history',
+      skipped_block_height: skipped,
+      blocks_ingested: this.ingested,
+    }
+    if (this.source !== 'history') return { ...base, tiers: null }
+    const tier = (
+      w: SlidingWindow,
+      statistic: TierExplain['statistic'],
+      index: number,
+      value: U64,
+      below: U64 | null,
+      belowName: TierExplain['raised_by'],
+      bucketed: boolean,
+    ): TierExplain => {
+      const statistic_value = w.valueAt(index)
+      return {
+        value,
+        window_blocks: w.length,
+        full_blocks: w.flaggedCount,
+        statistic,
+        index,
+        statistic_value,
+        set_by_block: this.blockAt(w.seqAt(index)).block_height,
+        raised_by: below !== null && statistic_value < below ? belowName : null,
+        bucketed,
+      }
+    }
+    const mi = this.market.length >> 1
+    const ai = Math.floor((this.aggressive.length * 9) / 10)
+    return {
+      ...base,
+      tiers: {
+        deprioritized: tier(this.low, 'min', 0, this.deprioritized, null, null, false),
+        regular: tier(this.market, 'median', mi, this.regular, this.deprioritized, 'deprioritized', false),
+        prioritized: tier(this.aggressive, 'p90', ai, this.prioritized, this.regular, 'regular', true),
+      },
+    }
+  }
+
+  /** The retained blocks, oldest first (at most `aggressive_block_history` + 1). O(W). */
+  history(): BlockHistoryEntry[] {
+    const w = this.aggressive
+    const hi = w.newestSeq
+    const lo = hi - w.length
+    const out: BlockHistoryEntry[] = []
+    for (let seq = Math.max(0, this.ingested - this.ring.length); seq < this.ingested; seq++) {
+      const b = this.blockAt(seq)
+      out.push({ ...b, in_estimate: seq > lo && seq <= hi })
+    }
+    return out
+  }
+
+  /** Forgets every block; the estimate returns to its fallback. */
+  clear(): void {
+    this.low.clear()
+    this.market.clear()
+    this.aggressive.clear()
+    this.ring.fill(undefined)
+    this.ingested = 0
+    this.windowEpoch = null
+    this.recompute()
+  }
+
+  private blockAt(seq: number): PricedBlock {
+    return this.ring[seq % this.ring.length] as PricedBlock
+  }
+
+  private commit(priced: PricedBlock): void {
+    const c = this.config
+    const seq = this.ingested++
+    this.ring[seq % this.ring.length] = priced
+    if (!c.keep_history_across_epochs && this.windowEpoch !== priced.epoch) {
+      // Aptos counts only blocks of the current epoch: the walk back stops at an epoch boundary.
+      this.low.clear()
+      this.market.clear()
+      this.aggressive.clear()
+    }
+    this.windowEpoch = priced.epoch
+    // With skip_newest_block the newest block waits one ingest before it counts (Aptos skips the
+    // possibly partial newest block); it counts only if still in the current epoch.
+    const candidateSeq = c.skip_newest_block ? seq - 1 : seq
+    if (candidateSeq >= 0) {
+      const candidate = this.blockAt(candidateSeq)
+      if (c.keep_history_across_epochs || candidate.epoch === priced.epoch) {
+        this.low.push(candidate.min_inclusion_price, candidateSeq, candidate.full)
+        this.market.push(candidate.min_inclusion_price, candidateSeq, candidate.full)
+        this.aggressive.push(candidate.min_inclusion_price, candidateSeq, candidate.full)
+      }
+    }
+    this.recompute()
+  }
+
+  private recompute(): void {
+    const c = this.config
+    this.cached = null
+    if (!c.enabled) return this.fallback('disabled')
+    if (c.static_override !== null) {
+      this.source = 'static_override'
+      this.deprioritized = c.static_override.low
+      this.regular = c.static_override.market
+      this.prioritized = c.static_override.aggressive
+      return
+    }
+    if (this.low.length === 0) return this.fallback('no_history')
+    this.source = 'history'
+    this.deprioritized = this.low.valueAt(0)
+    this.regular = maxU64(this.deprioritized, this.market.valueAt(this.market.length >> 1))
+    const p90 = this.aggressive.valueAt(Math.floor((this.aggressive.length * 9) / 10))
+    this.prioritized = nextBucket(maxU64(this.regular, p90), c.buckets)
+  }
+
+  private fallback(source: EstimateSource): void {
+    const c = this.config
+    this.source = source
+    this.deprioritized = c.min_gas_unit_price
+    this.regular = c.min_gas_unit_price
+    this.prioritized = nextBucket(c.min_gas_unit_price, c.buckets)
+  }
+}
+
+/**
+ * Creates an estimator from a configuration (Aptos defaults for missing keys).
+ *
+ * @throws InvalidConfigError naming the key at fault.
+ * @example createEstimator({ low_block_history: 5, market_block_history: 20 })
+ */
+export function createEstimator(config: EstimatorConfigInput = {}): Estimator {
+  return new Estimator(config)
+}

@@ -1,0 +1,35 @@
+import { InvalidBlockError, LedgerGasError } from '../core/errors.js'
+
+/**
+ * A line of a data file could not be used. The message names the file, the 1-based line and the
+ * field, e.g. `chain.jsonl:12: transactions[3].gas_unit_price: must be a u64 …`.
+ */
+export class InvalidDataError extends LedgerGasError {
+  readonly file: string
+  readonly line: number
+  readonly field: string
+  constructor(file: string, line: number, field: string, message: string, options?: { cause?: unknown }) {
+    super('invalid_data', `${file}:${line}: ${field}: ${message}`, options)
+    this.file = file
+    this.line = line
+    this.field = field
+  }
+
+  /** Wraps an error thrown while using one line, keeping its field when it names one. */
+  static at(file: string, line: number, error: unknown): InvalidDataError {
+    if (error instanceof InvalidDataError) return error
+    if (error instanceof InvalidBlockError) {
+      const detail = error.message.slice(error.message.indexOf(`${error.field}: `) + error.field.length + 2)
+      return new InvalidDataError(file, line, error.field, `block ${error.block}: ${detail}`, { cause: error })
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    return new InvalidDataError(file, line, '(line)', message, { cause: error })
+  }
+}
+
+/** A block does not follow the ledger (gap, duplicate, version mismatch) when appended to a store. */
+export class LedgerContinuityError extends LedgerGasError {
+  constructor(message: string) {
+    super('ledger_continuity', message)
+  }
+}
