@@ -7,6 +7,8 @@ export { isSpecialAddress, parseAddress, toShortAddress } from './ledger/address
 export { InvalidDataError, LedgerContinuityError } from './ledger/errors.js'
 export type { Line } from './ledger/lines.js'
 export { readLines } from './ledger/lines.js'
+export type { BlockLine } from './ledger/read-blocks.js'
+export { readBlocks, toBlockInput } from './ledger/read-blocks.js'
 export type { ParsedBlock } from './ledger/parse-block.js'
 export { parseBlockJson } from './ledger/parse-block.js'
 export type { LedgerInfo, LedgerStore, MaybePromise } from './ledger/store.js'
