@@ -1,0 +1,51 @@
+import { pareto } from './distributions.js'
+import type { Rng } from './prng.js'
+import type { PriceHabit } from './regimes.js'
+
+/**
+ * Price choices, as shares: most senders take a wallet default (100 is the on-chain minimum and
+ * the SDK's estimate when blocks are not full; 150 the next mempool bucket, offered as "fast"),
+ * some pick a higher broadcast bucket (300, 500, 1000: Aptos `DEFAULT_BUCKETS`), some an odd
+ * value between (a wallet's estimate × 1.2, a hand-typed number), and a few pay a heavy-tailed
+ * premium (Pareto from 1,000, shape 1.1, capped at 2,000,000).
+ */
+interface PriceMix {
+  min: number
+  fast: number
+  buckets: number
+  between: number
+  tail: number
+}
+
+const MIXES: Readonly<Record<PriceHabit, PriceMix>> = Object.freeze({
+  calm: { min: 0.74, fast: 0.12, buckets: 0.07, between: 0.05, tail: 0.02 },
+  surge: { min: 0.45, fast: 0.25, buckets: 0.17, between: 0.09, tail: 0.04 },
+  busy: { min: 0.33, fast: 0.27, buckets: 0.26, between: 0.09, tail: 0.05 },
+})
+
+/** Buckets above the defaults that senders pick by hand, most often the lower ones. */
+const BUCKET_CHOICES: readonly number[] = [300, 300, 300, 500, 500, 1000]
+
+/** In-between prices that wallets produce (estimate × 1.1–2, rounded) or users type. */
+const BETWEEN_CHOICES: readonly number[] = [110, 120, 125, 180, 200, 200, 250, 400]
+
+/** Highest tail price drawn; the node accepts far more, but wallets cap what users can type. */
+const TAIL_CAP = 2_000_000
+
+/** Lowest price a sender can offer: the on-chain `min_price_per_gas_unit` (mainnet 100). */
+export const MIN_GAS_UNIT_PRICE = 100
+
+/**
+ * Draws one sender's `gas_unit_price` under `habit`.
+ *
+ * @example sampleGasUnitPrice(rng, 'calm') // usually 100
+ */
+export function sampleGasUnitPrice(rng: Rng, habit: PriceHabit): number {
+  const mix = MIXES[habit]
+  let x = rng.float()
+  if ((x -= mix.min) < 0) return MIN_GAS_UNIT_PRICE
+  if ((x -= mix.fast) < 0) return 150
+  if ((x -= mix.buckets) < 0) return BUCKET_CHOICES[rng.int(BUCKET_CHOICES.length)] as number
+  if ((x -= mix.between) < 0) return BETWEEN_CHOICES[rng.int(BETWEEN_CHOICES.length)] as number
+  return Math.min(TAIL_CAP, Math.round(pareto(rng, 1000, 1.1)))
+}
