@@ -1,0 +1,4 @@
+import { MemoryStore } from '../../src/ledger/memory-store.js'
+import { describeStoreContract } from './store-contract.js'
+
+describeStoreContract('MemoryStore', (options) => new MemoryStore(options))
