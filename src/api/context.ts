@@ -1,0 +1,56 @@
+import type { FastifyReply } from 'fastify'
+import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
+import type { EstimateFeed } from './estimate-feed.js'
+import { ApiError } from './errors.js'
+import type { LedgerHeaders } from './ledger-headers.js'
+
+/** What the route handlers share: the store, the estimate, page sizes and the header builder. */
+export interface ApiContext {
+  store: LedgerStore
+  feed: EstimateFeed
+  headers: LedgerHeaders
+  defaultPageSize: number
+  maxPageSize: number
+  nodeRole: 'full_node' | 'validator'
+  gitHash: string | undefined
+}
+
+/** JSON content type of every body the API sends. */
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+function unavailable(cause?: unknown): ApiError {
+  return cause === undefined
+    ? new ApiError('ledger_unavailable', 'Ledger info is unavailable: the ledger holds no block yet')
+    : new ApiError('ledger_unavailable', 'Ledger info is unavailable: the ledger could not be read', { cause })
+}
+
+function attach(ctx: ApiContext, reply: FastifyReply, info: LedgerInfo | null): LedgerInfo {
+  if (info === null) throw unavailable()
+  reply.headers(ctx.headers.of(info))
+  return info
+}
+
+/**
+ * Reads the ledger info once for the request and puts the ledger headers on the reply, so that
+ * an error thrown later still carries them. Synchronous when the store is (the common case), so
+ * the hot path awaits nothing.
+ *
+ * @throws ApiError `ledger_unavailable` (503) when the store is empty or fails.
+ */
+export function readLedger(ctx: ApiContext, reply: FastifyReply): LedgerInfo | Promise<LedgerInfo> {
+  let result: LedgerInfo | null | Promise<LedgerInfo | null>
+  try {
+    result = ctx.store.ledgerInfo()
+  } catch (error) {
+    throw unavailable(error)
+  }
+  if (result !== null && typeof (result as Promise<unknown>).then === 'function') {
+    return (result as Promise<LedgerInfo | null>).then(
+      (info) => attach(ctx, reply, info),
+      (error: unknown) => {
+        throw unavailable(error)
+      },
+    )
+  }
+  return attach(ctx, reply, result as LedgerInfo | null)
+}

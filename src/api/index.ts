@@ -1,0 +1,12 @@
+/**
+ * The Chain Ledger Read API: a Fastify server over a ledger store with the gas estimator.
+ * @module
+ */
+export { createServer, ENDPOINTS } from './server.js'
+export type { EndpointName, ReadApiServer, ServerOptions } from './server.js'
+export { ApiError } from './errors.js'
+export type { ApiErrorKind } from './errors.js'
+export { ERROR_CODES, ERROR_MAP, toErrorReply } from './error-map.js'
+export type { ErrorBody, ErrorCode } from './error-map.js'
+export { COMPONENT_SCHEMAS } from './schema/components.js'
+export { LEDGER_HEADER_SUFFIXES } from './ledger-headers.js'

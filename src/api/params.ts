@@ -1,0 +1,95 @@
+import type { FastifySchemaCompiler } from 'fastify'
+import { parseU64 } from '../core/u64.js'
+import { parseAddress } from '../ledger/address.js'
+import { ApiError } from './errors.js'
+import type { Schema } from './schema/ref.js'
+
+/** How a path or query value is read. Named by the vendor keyword `x-parse` of its schema. */
+type ParseKind = 'address' | 'u64' | 'u16' | 'boolean'
+
+/**
+ * Schemas of path and query parameters. Each documents the wire type in the OpenAPI document and
+ * names (via `x-parse`) the exact parser the validator applies; the handler receives the parsed
+ * value (canonical long address, `U64`, number, boolean).
+ */
+export const PARAM: Readonly<Record<ParseKind, Schema>> = {
+  address: {
+    type: 'string',
+    format: 'hex',
+    description: 'Account address: 0x followed by 1 to 64 hex digits, or exactly 64 hex digits without 0x',
+    'x-parse': 'address',
+  },
+  u64: { type: 'string', format: 'uint64', description: 'A u64 as a decimal string', 'x-parse': 'u64' },
+  u16: { type: 'integer', format: 'uint16', minimum: 0, maximum: 65535, 'x-parse': 'u16' },
+  boolean: { type: 'boolean', 'x-parse': 'boolean' },
+}
+
+const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u16: 'integer(uint16)', boolean: 'boolean' }
+
+/** Why a decimal string is not an unsigned integer, in the words of Rust's `from_str` (which the node uses). */
+function integerProblem(text: string): string {
+  if (text === '') return 'cannot parse integer from empty string'
+  if (!/^[0-9]+$/.test(text)) return 'invalid digit found in string'
+  return 'number too large to fit in target type'
+}
+
+/** Parses one raw value; `undefined` means it does not parse. */
+function parseValue(kind: ParseKind, raw: string): unknown {
+  switch (kind) {
+    case 'address':
+      return parseAddress(raw)
+    case 'u64':
+      return parseU64(raw)
+    case 'u16':
+      return raw.length > 0 && raw.length <= 5 && /^[0-9]+$/.test(raw) && Number(raw) <= 65535 ? Number(raw) : undefined
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : undefined
+  }
+}
+
+function problem(kind: ParseKind, raw: string): string {
+  if (kind === 'address') return `invalid account address ${JSON.stringify(raw)}`
+  if (kind === 'boolean') return 'provided string was not `true` or `false`'
+  return integerProblem(raw)
+}
+
+interface ObjectSchema {
+  properties?: Record<string, Record<string, unknown>>
+  required?: string[]
+}
+
+/**
+ * Fastify validator compiler for `params` and `querystring`: reads each declared parameter with
+ * the exact parser its schema names (Ajv's coercion would take `1e2`, ` 5` or `0x10` as
+ * numbers; the node does not). Undeclared query parameters are ignored, as the node does. A value
+ * that does not parse → `ApiError('invalid_parameter')` (400 `web_framework_error`).
+ */
+export const compileParamParser: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const s = schema as ObjectSchema
+  const where = httpPart === 'params' ? 'path' : 'parameter'
+  const fields = Object.entries(s.properties ?? {}).map(([name, p]) => {
+    const kind = p['x-parse'] as ParseKind | undefined
+    if (kind === undefined || !(kind in TYPE_NAME)) throw new TypeError(`parameter schema ${name} has no known x-parse`)
+    return { name, kind, required: (s.required ?? []).includes(name) }
+  })
+  return (data: unknown) => {
+    const input = (data ?? {}) as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const { name, kind, required } of fields) {
+      const raw = input[name]
+      if (raw === undefined) {
+        if (required) return { error: new ApiError('invalid_parameter', `failed to parse ${where} \`${name}\`: value is required`) }
+        continue
+      }
+      if (typeof raw !== 'string') {
+        return { error: new ApiError('invalid_parameter', `failed to parse ${where} \`${name}\`: expected one value, got ${Array.isArray(raw) ? raw.length : typeof raw}`) }
+      }
+      const value = parseValue(kind, raw)
+      if (value === undefined) {
+        return { error: new ApiError('invalid_parameter', `failed to parse ${where} \`${name}\`: failed to parse "${TYPE_NAME[kind]}": ${problem(kind, raw)}`) }
+      }
+      out[name] = value
+    }
+    return { value: out }
+  }
+}

@@ -1,0 +1,175 @@
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify'
+import { resolveConfig, type EstimatorConfigInput } from '../core/config.js'
+import { InvalidConfigError } from '../core/errors.js'
+import type { GasEstimate } from '../core/wire.js'
+import type { LedgerStore } from '../ledger/store.js'
+import type { BlockJson } from '../ledger/types.js'
+import { JSON_TYPE, readLedger, type ApiContext } from './context.js'
+import { toErrorReply } from './error-map.js'
+import { ApiError } from './errors.js'
+import { EstimateFeed } from './estimate-feed.js'
+import { LedgerHeaders } from './ledger-headers.js'
+import { buildOpenApi, type ApiRoute, type RouteRecord, type RouteSchema } from './openapi.js'
+import { checkPageSizes, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page.js'
+import { compileParamParser } from './params.js'
+import { accountTransactionsRoute } from './routes/account-transactions.js'
+import { blockByHeightRoute } from './routes/block-by-height.js'
+import { estimateGasPriceRoute } from './routes/estimate-gas-price.js'
+import { ledgerInfoRoute } from './routes/ledger-info.js'
+import { specRoute } from './routes/spec.js'
+import { transactionByVersionRoute } from './routes/transaction-by-version.js'
+
+/** The endpoints, by their Aptos operation ids; any of them can be disabled (403 `api_disabled`). */
+export const ENDPOINTS = ['get_ledger_info', 'get_account_transactions', 'get_transaction_by_version', 'estimate_gas_price', 'get_block_by_height', 'spec'] as const
+export type EndpointName = (typeof ENDPOINTS)[number]
+
+/** Options of `createServer`. Only `store` is required. */
+export interface ServerOptions {
+  /** The ledger to serve. The server reads it and, through `appendBlock`, appends to it; it never closes it. */
+  store: LedgerStore
+  /** Estimator configuration (Aptos key names); defaults are the Aptos node's. */
+  estimator?: EstimatorConfigInput
+  /** Prefix of the ledger headers; `X-APTOS-` for drop-in use. Default `X-NODE-`. */
+  headerPrefix?: string
+  /** Page size when `limit` is omitted. Default 25 (Aptos). */
+  defaultPageSize?: number
+  /** Largest `limit` honoured; larger ones are clamped. Default 100 (Aptos). */
+  maxPageSize?: number
+  /** Endpoints answered with 403 `api_disabled`. */
+  disabled?: readonly EndpointName[]
+  /** Fastify logger option. Default off. */
+  logger?: FastifyServerOptions['logger']
+  /** `git_hash` of `GET /v1`; omitted when unknown. */
+  gitHash?: string
+  /** `node_role` of `GET /v1`. Default `full_node`. */
+  nodeRole?: 'full_node' | 'validator'
+  /** `info.version` of the OpenAPI document. */
+  version?: string
+}
+
+/** A read API server over a ledger store. */
+export interface ReadApiServer {
+  /** The Fastify instance (routes under `/v1`); use `inject` in tests. */
+  readonly fastify: FastifyInstance
+  /**
+   * Appends the next block to the store and to the estimator, so the estimate follows the chain.
+   * Blocks appended to the store by others are picked up by the next estimate request.
+   *
+   * @throws InvalidBlockError when the engine cannot read the block (the store is not touched); whatever the store throws.
+   */
+  appendBlock(block: BlockJson): Promise<void>
+  /** Brings the estimate to the store's current height now (instead of on the next request). */
+  sync(): Promise<void>
+  /** The estimate as of the last block the server has seen. */
+  estimate(): GasEstimate
+  /** Starts listening; resolves to the URL (e.g. `http://127.0.0.1:8080`). */
+  listen(options?: { port?: number; host?: string }): Promise<string>
+  /** Stops accepting connections and waits for in-flight requests. Does not close the store. */
+  close(): Promise<void>
+}
+
+/**
+ * Creates the Chain Ledger Read API server (Fastify 5): account transactions, transaction by
+ * version, gas price estimate, ledger info, block by height and the OpenAPI document, under
+ * `/v1`. Feeds an estimator with the store's newest blocks before resolving.
+ *
+ * @throws InvalidConfigError for a bad estimator config, page sizes, header prefix or endpoint name.
+ * @example
+ * const server = await createServer({ store })
+ * await server.listen({ port: 8080 })
+ */
+export async function createServer(options: ServerOptions): Promise<ReadApiServer> {
+  const config = resolveConfig(options.estimator ?? {})
+  const defaultPageSize = options.defaultPageSize ?? DEFAULT_PAGE_SIZE
+  const maxPageSize = options.maxPageSize ?? MAX_PAGE_SIZE
+  checkPageSizes(defaultPageSize, maxPageSize)
+  const headerPrefix = options.headerPrefix ?? 'X-NODE-'
+  const headers = new LedgerHeaders(headerPrefix)
+  const disabled = new Set<string>(options.disabled ?? [])
+  for (const name of disabled) {
+    if (!(ENDPOINTS as readonly string[]).includes(name)) throw new InvalidConfigError('disabled', `unknown endpoint ${JSON.stringify(name)}; known: ${ENDPOINTS.join(', ')}`)
+  }
+
+  const fastify = Fastify({
+    logger: options.logger ?? false,
+    routerOptions: { ignoreTrailingSlash: true },
+    // Requests that reach a closing server are still answered (in the spec's format), not 503'd raw.
+    return503OnClosing: false,
+    frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
+  })
+  const ctx: ApiContext = {
+    store: options.store,
+    feed: new EstimateFeed(options.store, config, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`)),
+    headers,
+    defaultPageSize,
+    maxPageSize,
+    nodeRole: options.nodeRole ?? 'full_node',
+    gitHash: options.gitHash,
+  }
+
+  async function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const answer = toErrorReply(error)
+    if (answer.fault) request.log.error({ err: error }, 'request failed')
+    if (answer.status !== 503 && !reply.hasHeader(headers.names[0] as string)) {
+      try {
+        await readLedger(ctx, reply)
+      } catch {
+        // No ledger info: the error goes out without ledger headers.
+      }
+    }
+    reply.code(answer.status).header('content-type', JSON_TYPE).send(JSON.stringify(answer.body))
+  }
+
+  // Route schemas document and drive parsing (params.ts); bodies are serialized by the handlers.
+  fastify.setValidatorCompiler(compileParamParser)
+  fastify.setSerializerCompiler(() => (data) => JSON.stringify(data))
+  fastify.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply))
+  fastify.setNotFoundHandler((request, reply) => sendError(new ApiError('route_not_found', `Route ${request.method}:${request.url} not found`), request, reply))
+
+  const records: RouteRecord[] = []
+  fastify.addHook('onRoute', (route) => {
+    if (route.method === 'HEAD' || route.schema === undefined) return
+    records.push({ method: String(route.method), url: route.url, schema: route.schema as RouteSchema })
+  })
+  let specJson: string | undefined
+  const document = () => (specJson ??= JSON.stringify(buildOpenApi(records, { headerPrefix, version: options.version ?? '0.0.0' })))
+
+  const routes: ApiRoute[] = [
+    ledgerInfoRoute(ctx),
+    accountTransactionsRoute(ctx),
+    transactionByVersionRoute(ctx),
+    estimateGasPriceRoute(ctx),
+    blockByHeightRoute(ctx),
+    specRoute(ctx, document),
+  ]
+  await fastify.register(
+    async (v1) => {
+      for (const route of routes) {
+        const schema = route.schema
+        const name = schema.operationId ?? route.url
+        if (disabled.has(name)) {
+          const summary = schema.summary ?? name
+          route.onRequest = (_request, _reply, done) => done(new ApiError('api_disabled', `${summary} is disabled on this node`))
+        }
+        v1.route(route as RouteOptions)
+      }
+    },
+    { prefix: '/v1' },
+  )
+  await fastify.ready()
+
+  const sync = async () => {
+    const info = await options.store.ledgerInfo()
+    if (info !== null) await ctx.feed.syncTo(info)
+  }
+  await sync()
+
+  return {
+    fastify,
+    appendBlock: (block) => ctx.feed.append(block),
+    sync,
+    estimate: () => ctx.feed.estimate(),
+    listen: (o = {}) => fastify.listen({ port: o.port ?? 8080, host: o.host ?? '127.0.0.1' }),
+    close: () => fastify.close(),
+  }
+}
