@@ -1,7 +1,68 @@
+import { statSync } from 'node:fs'
+import { LedgerGasError } from '../../core/errors.js'
+import { ingestJsonLines } from '../../ledger/ingest.js'
+import { SqliteStore } from '../../ledger/sqlite-store.js'
+import { intFlag, parseFlags, required } from '../args.js'
 import { UsageError } from '../errors.js'
+import { EXIT } from '../exit-codes.js'
 import type { Command } from '../io.js'
 
-/** Placeholder until the command lands; fails loudly rather than pretending. */
-export const run: Command = async () => {
-  throw new UsageError('ingest is not built yet')
+const HELP = `usage: ledger-gas ingest --db FILE --input FILE.jsonl|- [--chain-id N] [--batch N]
+
+Appends the blocks of a JSON Lines chain file (one block per line, as GET
+/v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite ledger,
+creating it if needed. Each block is appended all-or-nothing; gaps and duplicates
+are refused. Resumable: blocks already in the ledger are skipped when identical.
+
+  --db FILE        SQLite ledger to append to
+  --input FILE     chain file, or - for standard input
+  --chain-id N     chain id of a new ledger (0..255, default 4); must match an existing one
+  --batch N        blocks per SQLite transaction (default 256)
+`
+
+/** `ledger-gas ingest`: append a chain file to a SQLite ledger and print a one-line summary. */
+export const run: Command = async (args, io) => {
+  const flags = parseFlags('ingest', args, {
+    db: { type: 'string' },
+    input: { type: 'string' },
+    'chain-id': { type: 'string' },
+    batch: { type: 'string' },
+  })
+  if (flags.help) {
+    io.stdout.write(HELP)
+    return EXIT.ok
+  }
+  const db = required(flags.db, 'db')
+  const input = required(flags.input, 'input')
+  const chainIdFlag = flags['chain-id']
+  const chainId = chainIdFlag === undefined ? undefined : intFlag(chainIdFlag, 'chain-id', 0, 0, 255)
+  const batchBlocks = intFlag(flags.batch, 'batch', 256, 1, 1_000_000)
+  if (input !== '-') {
+    let isFile = false
+    try {
+      isFile = statSync(input).isFile()
+    } catch (error) {
+      throw new UsageError(`cannot read --input ${input}: ${(error as Error).message}`)
+    }
+    if (!isFile) throw new UsageError(`--input ${input} is not a file`)
+  }
+  let store: SqliteStore
+  try {
+    store = SqliteStore.open(db, chainId === undefined ? {} : { chainId })
+  } catch (error) {
+    if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
+    throw new UsageError(`cannot open --db ${db}: ${(error as Error).message}`)
+  }
+  try {
+    const started = performance.now()
+    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks })
+    const seconds = (performance.now() - started) / 1000
+    const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
+    const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
+    io.stdout.write(`ingest: ${summary.appended} blocks appended, ${summary.skipped} skipped (already in ${db}); ${tip}; ${seconds.toFixed(2)} s${rate}\n`)
+    if (summary.interrupted) throw new LedgerGasError('interrupted', 'interrupted; blocks read so far are committed, run again to resume')
+    return EXIT.ok
+  } finally {
+    store.close()
+  }
 }

@@ -1,0 +1,122 @@
+import { checkBlock, checkContinuity, type LedgerTip } from './append-rules.js'
+import { InvalidDataError } from './errors.js'
+import { readLines } from './lines.js'
+import { parseJsonLine, sourceName, toInvalidData, type LoadOptions } from './load.js'
+import type { SqliteStore } from './sqlite-store.js'
+import type { LedgerInfo } from './store.js'
+import type { BlockJson } from './types.js'
+
+/** Options of `ingestJsonLines`. */
+export interface IngestOptions extends LoadOptions {
+  /** Blocks per SQLite transaction at most (default 256). Each block is still all-or-nothing. */
+  batchBlocks?: number
+  /** Transactions per SQLite transaction at most (default 20,000), so big blocks batch less. */
+  batchTransactions?: number
+  /** Stops reading when aborted; what was read is committed first. */
+  signal?: AbortSignal
+}
+
+/** What an ingest did. */
+export interface IngestSummary {
+  /** Blocks appended to the store. */
+  appended: number
+  /** Blocks of the input already in the store (same hash and versions) or below its pruned history. */
+  skipped: number
+  /** True when stopped by the signal before the end of the input. */
+  interrupted: boolean
+  /** The store's ledger info at the end. */
+  ledger: LedgerInfo | null
+}
+
+interface Pending {
+  block: BlockJson
+  line: number
+}
+
+/**
+ * Appends a JSON Lines chain file to a SQLite ledger, resumably: input blocks at heights the
+ * store already has are skipped when identical to the stored ones (block hash and versions) and
+ * refused when they differ, so an interrupted or crashed run is finished by running it again.
+ * The input itself must be contiguous (each block's height and first version follow the line
+ * before), so a gap or a duplicate line is refused even where it would be skipped.
+ *
+ * Blocks are appended in batches sharing one SQLite transaction; a refused block rolls back only
+ * itself, and the blocks read before any error are committed before it is thrown. A crash loses
+ * at most the uncommitted batch, never part of a block.
+ *
+ * @throws InvalidDataError naming file, line and field.
+ */
+export async function ingestJsonLines(source: string, store: SqliteStore, options: IngestOptions = {}): Promise<IngestSummary> {
+  const file = sourceName(source)
+  const maxBlocks = options.batchBlocks ?? 256
+  const maxTxns = options.batchTransactions ?? 20_000
+  const stored = store.ledgerInfo()
+  let appended = 0
+  let skipped = 0
+  let interrupted = false
+  let previous: LedgerTip | null = null
+  let pending: Pending[] = []
+  let pendingTxns = 0
+
+  const flush = () => {
+    if (pending.length === 0) return
+    const batch = pending
+    pending = []
+    pendingTxns = 0
+    let refused: { line: number; error: unknown } | undefined
+    store.batch(() => {
+      for (const p of batch) {
+        try {
+          store.appendBlock(p.block)
+        } catch (error) {
+          refused = { line: p.line, error }
+          return
+        }
+      }
+    })
+    appended += refused === undefined ? batch.length : batch.findIndex((p) => p.line === refused?.line)
+    if (refused !== undefined) throw toInvalidData(file, refused.line, refused.error)
+  }
+
+  try {
+    for await (const line of readLines(source, options.stdin)) {
+      if (options.signal?.aborted) {
+        interrupted = true
+        break
+      }
+      const value = parseJsonLine(file, line)
+      let checked
+      try {
+        checked = checkBlock(value)
+        checkContinuity(checked.parsed, previous)
+      } catch (error) {
+        throw toInvalidData(file, line.number, error)
+      }
+      const { block_height, first_version, last_version } = checked.parsed
+      previous = { block_height, last_version }
+      if (stored !== null && block_height <= stored.block_height) {
+        const have = store.blockByHeight(block_height, false)
+        // null: below the pruned history, nothing to compare with.
+        if (have !== null && (have.block_hash !== checked.block_hash || have.first_version !== String(first_version) || have.last_version !== String(last_version))) {
+          throw new InvalidDataError(
+            file,
+            line.number,
+            have.block_hash !== checked.block_hash ? 'block_hash' : 'first_version',
+            `block ${block_height} differs from the one in ${store.path} (stored ${have.block_hash} versions ${have.first_version}..${have.last_version}, input ${checked.block_hash} versions ${first_version}..${last_version})`,
+          )
+        }
+        skipped++
+        continue
+      }
+      pending.push({ block: value as BlockJson, line: line.number })
+      pendingTxns += checked.transactions.length
+      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) flush()
+    }
+  } catch (error) {
+    // Keep the good blocks read before the bad line: a rerun then resumes after them.
+    flush()
+    throw error
+  }
+  flush()
+  return { appended, skipped, interrupted, ledger: store.ledgerInfo() }
+}
