@@ -15,7 +15,7 @@ export interface UserSpec {
   sender: number
   /** Orderless: carries a nonce and no place in the account's sequence. */
   nonce?: number
-  price?: number
+  price?: number | bigint
 }
 
 /**

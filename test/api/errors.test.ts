@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest'
+import { createServer, ENDPOINTS } from '../../src/api/index.js'
+import { InvalidConfigError } from '../../src/core/errors.js'
+import { MemoryStore } from '../../src/ledger/memory-store.js'
+import { addr, Chain } from './helpers/chain.js'
+import { expectError } from './helpers/schemas.js'
+import { faultyStore, get, headerNames, serverOf, storeOf } from './helpers/server.js'
+
+const blocks = new Chain().blocks(5, () => [{ sender: 1 }])
+const LEDGER_URLS = ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/1', '/v1/estimate_gas_price', '/v1/blocks/by_height/1']
+
+describe('errors', () => {
+  it('unknown routes and methods are 404 web_framework_error JSON, with ledger headers', async () => {
+    const server = await serverOf(blocks)
+    for (const [method, url] of [['GET', '/v1/nope'], ['GET', '/'], ['GET', '/v2/estimate_gas_price'], ['POST', '/v1/estimate_gas_price'], ['DELETE', '/v1/transactions/by_version/1'], ['GET', '/v1/accounts/0x1']] as const) {
+      const res = await server.fastify.inject({ method, url })
+      expect(expectError(res, 404, 'web_framework_error').message).toContain('not found')
+      for (const h of headerNames()) expect(res.headers[h]).toBeDefined()
+    }
+  })
+
+  it('a malformed URL is 400 web_framework_error JSON', async () => {
+    const server = await serverOf(blocks)
+    expectError(await get(server, '/v1/transactions/by_version/%E0%A4%A'), 400, 'web_framework_error')
+  })
+
+  it('a failing store read is 500 internal_error without internals, keeping the ledger headers', async () => {
+    const cases = [
+      ['transactionByVersion', '/v1/transactions/by_version/2'],
+      ['accountTransactions', `/v1/accounts/${addr(1)}/transactions?start=0`],
+      ['accountSequenceNumber', `/v1/accounts/${addr(1)}/transactions`],
+      ['blockByHeight', '/v1/blocks/by_height/2?with_transactions=true'],
+    ] as const
+    for (const [method, url] of cases) {
+      const store = faultyStore(storeOf(blocks))
+      const server = await createServer({ store })
+      store.fail[method] = true
+      const res = await get(server, url)
+      const body = expectError(res, 500, 'internal_error')
+      expect(body.message).not.toMatch(/SECRET|sqlite|Error|at /)
+      expect(res.body).not.toContain('SECRET')
+      for (const h of headerNames()) expect(res.headers[h]).toBeDefined()
+    }
+  })
+
+  it('a store failure while the estimate catches up is 500 internal_error', async () => {
+    const chain = new Chain()
+    const store = faultyStore(storeOf(chain.blocks(3)))
+    const server = await createServer({ store })
+    store.appendBlock(chain.block())
+    store.fail.blockByHeight = true
+    expectError(await get(server, '/v1/estimate_gas_price'), 500, 'internal_error')
+    store.fail.blockByHeight = false
+    expect((await get(server, '/v1/estimate_gas_price')).statusCode).toBe(200)
+  })
+
+  it('ledger info unavailable (empty store, or the store throws) is 503 internal_error without ledger headers', async () => {
+    const store = faultyStore(storeOf(blocks))
+    const server = await createServer({ store })
+    for (const setup of [() => (store.empty = true), () => ((store.empty = false), (store.fail.ledgerInfo = true))]) {
+      setup()
+      for (const url of LEDGER_URLS) {
+        const res = await get(server, url)
+        const body = expectError(res, 503, 'internal_error')
+        expect(body.message).not.toContain('SECRET')
+        for (const h of headerNames()) expect(res.headers[h]).toBeUndefined()
+      }
+    }
+  })
+
+  it('a server over an empty store starts, answers 503, then serves once blocks arrive', async () => {
+    const store = new MemoryStore()
+    const server = await createServer({ store })
+    expectError(await get(server, '/v1/estimate_gas_price'), 503, 'internal_error')
+    expect((await get(server, '/v1/spec.json')).statusCode).toBe(200)
+    await server.appendBlock(new Chain().block())
+    expect((await get(server, '/v1/estimate_gas_price')).statusCode).toBe(200)
+  })
+
+  it('a disabled endpoint is 403 api_disabled (before its parameters are read); the others still serve', async () => {
+    const server = await serverOf(blocks, { disabled: ['estimate_gas_price', 'get_account_transactions'] })
+    const res = await get(server, '/v1/estimate_gas_price')
+    expect(expectError(res, 403, 'api_disabled').message).toBe('Estimate gas price is disabled on this node')
+    for (const h of headerNames()) expect(res.headers[h]).toBeDefined()
+    expectError(await get(server, '/v1/accounts/not-an-address/transactions?limit=0'), 403, 'api_disabled')
+    expect((await get(server, '/v1/transactions/by_version/1')).statusCode).toBe(200)
+    for (const name of ENDPOINTS) {
+      const one = await serverOf(blocks, { disabled: [name] })
+      const url = name === 'spec' ? '/v1/spec.json' : (LEDGER_URLS[['get_ledger_info', 'get_account_transactions', 'get_transaction_by_version', 'estimate_gas_price', 'get_block_by_height'].indexOf(name)] as string)
+      expectError(await get(one, url), 403, 'api_disabled')
+    }
+  })
+
+  it('rejects bad options with InvalidConfigError naming the option', async () => {
+    const store = storeOf(blocks)
+    const bad: [object, string][] = [
+      [{ headerPrefix: 'X NODE ' }, 'headerPrefix'],
+      [{ maxPageSize: 0 }, 'maxPageSize'],
+      [{ maxPageSize: 70000 }, 'maxPageSize'],
+      [{ defaultPageSize: 101 }, 'defaultPageSize'],
+      [{ disabled: ['estimate'] }, 'disabled'],
+      [{ estimator: { low_block_history: 0 } }, 'low_block_history'],
+    ]
+    for (const [options, key] of bad) {
+      const err = await createServer({ store, ...options }).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(InvalidConfigError)
+      expect((err as InvalidConfigError).key).toBe(key)
+    }
+  })
+})
+
+describe('ledger headers', () => {
+  it('carry the seven values of the ledger info on every 200, and no cursor or gas-used (X14)', async () => {
+    const store = storeOf(new Chain({ height: 7, version: 300 }).blocks(3, () => [{ sender: 1 }]), 33)
+    const server = await createServer({ store })
+    store.pruneBelow(303)
+    for (const url of ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/305', '/v1/estimate_gas_price', '/v1/blocks/by_height/8', '/v1/spec.json']) {
+      const res = await get(server, url)
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['x-node-chain-id']).toBe('33')
+      expect(res.headers['x-node-ledger-version']).toBe('308')
+      expect(res.headers['x-node-ledger-oldest-version']).toBe('303')
+      expect(res.headers['x-node-ledger-timestampusec']).toBe(String(1_700_000_000_000_000 + 9 * 250_000))
+      expect(res.headers['x-node-epoch']).toBe('1')
+      expect(res.headers['x-node-block-height']).toBe('9')
+      expect(res.headers['x-node-oldest-block-height']).toBe('8')
+      expect(res.headers['x-node-cursor']).toBeUndefined()
+      expect(res.headers['x-node-gas-used']).toBeUndefined()
+    }
+  })
+
+  it('use the configured prefix, e.g. X-APTOS- for drop-in use', async () => {
+    const server = await serverOf(blocks, { headerPrefix: 'X-APTOS-' })
+    for (const url of ['/v1/estimate_gas_price', '/v1/transactions/by_version/999']) {
+      const res = await get(server, url)
+      for (const h of headerNames('X-APTOS-')) expect(res.headers[h]).toMatch(/^[0-9]+$/)
+      for (const h of headerNames()) expect(res.headers[h]).toBeUndefined()
+    }
+  })
+
+  it('move with the ledger as blocks are appended', async () => {
+    const chain = new Chain()
+    const server = await serverOf(chain.blocks(2))
+    expect((await get(server, '/v1')).headers['x-node-block-height']).toBe('1')
+    await server.appendBlock(chain.block([{ sender: 4 }]))
+    const res = await get(server, '/v1/transactions/by_version/5')
+    expect(res.headers['x-node-block-height']).toBe('2')
+    expect(res.headers['x-node-ledger-version']).toBe('6')
+  })
+})
