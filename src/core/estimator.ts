@@ -3,7 +3,7 @@ import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from '
 import { InvalidBlockError } from './errors.js'
 import { nextBucket } from './next-bucket.js'
 import { priceBlock } from './price-block.js'
-import { SlidingWindow } from './sliding-window.js'
+import { createWindow, type OrderStatisticWindow } from './window.js'
 import { maxU64, type U64 } from './u64.js'
 import type { GasEstimate } from './wire.js'
 
@@ -73,9 +73,9 @@ export interface BlockHistoryEntry {
 export class Estimator {
   /** The resolved configuration. */
   readonly config: EstimatorConfig
-  private readonly low: SlidingWindow
-  private readonly market: SlidingWindow
-  private readonly aggressive: SlidingWindow
+  private readonly low: OrderStatisticWindow
+  private readonly market: OrderStatisticWindow
+  private readonly aggressive: OrderStatisticWindow
   /** Retained blocks by ingest sequence number modulo capacity (largest window + the skipped one). */
   private readonly ring: (PricedBlock | undefined)[]
   private ingested = 0
@@ -89,9 +89,9 @@ export class Estimator {
   constructor(config: EstimatorConfigInput | EstimatorConfig = {}) {
     this.config = resolveConfig(config as EstimatorConfigInput)
     const c = this.config
-    this.low = new SlidingWindow(c.low_block_history)
-    this.market = new SlidingWindow(c.market_block_history)
-    this.aggressive = new SlidingWindow(c.aggressive_block_history)
+    this.low = createWindow(c.low_block_history)
+    this.market = createWindow(c.market_block_history)
+    this.aggressive = createWindow(c.aggressive_block_history)
     this.ring = new Array(c.aggressive_block_history + 1).fill(undefined)
     this.deprioritized = c.min_gas_unit_price
     this.regular = c.min_gas_unit_price
@@ -154,7 +154,7 @@ export class Estimator {
     }
     if (this.source !== 'history') return { ...base, tiers: null }
     const tier = (
-      w: SlidingWindow,
+      w: OrderStatisticWindow,
       statistic: TierExplain['statistic'],
       index: number,
       value: U64,

@@ -64,29 +64,58 @@ export function priceBlock(input: BlockInput, config: EstimatorConfig): PricedBl
   const used = arrayField(input, input.gas_used, 'gas_used', n)
   const contracts = arrayField(input, input.contract_addresses, 'contract_addresses', n)
 
-  // Fast path on safe-integer doubles; a bigint price or a sum past 2^53 falls back to exact U64.
+  // Fast path: prices and gas below 2^32 are checked with one `>>> 0` each (an integer in
+  // [0, 2^32) is the only double equal to its uint32 conversion); anything else (larger,
+  // bigint, invalid) takes the exact path. n < 2^21 keeps the fast gas sum below 2^53.
   let cheapest: U64 | null = null
   let minNum = Infinity
   let gasNum = 0
   let gasBig: U64 | null = null
-  for (let i = 0; i < n; i++) {
-    const p = prices[i]
-    if (typeof p === 'number' && p >= 0 && p <= MAX_SAFE && Math.floor(p) === p) {
+  const fastGas = used !== null && n < 2 ** 21
+  let i = 0
+  if (fastGas) {
+    // One pass over both arrays while every value is a uint32 double; leaves at the first
+    // value that is not, and the exact loops below carry on from there.
+    const g = used as ArrayLike<unknown>
+    for (; i < n; i++) {
+      const p = prices[i]
+      const q = g[i]
+      if (typeof p !== 'number' || p >>> 0 !== p || typeof q !== 'number' || q >>> 0 !== q) break
+      if (p < minNum) minNum = p
+      gasNum += q
+    }
+  }
+  for (let j = i; j < n; j++) {
+    const p = prices[j]
+    if (typeof p === 'number' && p >>> 0 === p) {
       if (p < minNum) minNum = p
     } else {
-      const exact = u64Field(input, p, `gas_unit_prices[${i}]`)
+      const exact = u64Field(input, p, `gas_unit_prices[${j}]`)
       if (cheapest === null || exact < cheapest) cheapest = exact
     }
-    if (used !== null) {
-      const g = used[i]
-      if (gasBig === null && typeof g === 'number' && g >= 0 && Math.floor(g) === g && gasNum + g <= MAX_SAFE) {
-        gasNum += g
-      } else {
-        const exact = u64Field(input, g, `gas_used[${i}]`)
-        const sum = addU64(gasBig ?? gasNum, exact)
-        if (sum === undefined) throw new InvalidBlockError(String(block_height), `gas_used[${i}]`, 'block gas sum overflows u64')
+  }
+  if (fastGas) {
+    for (let j = i; j < n; j++) {
+      const g = (used as ArrayLike<unknown>)[j]
+      if (typeof g === 'number' && g >>> 0 === g) gasNum += g
+      else {
+        const exact = u64Field(input, g, `gas_used[${j}]`)
+        const sum = addU64(gasBig ?? 0, exact)
+        if (sum === undefined) throw new InvalidBlockError(String(block_height), `gas_used[${j}]`, 'block gas sum overflows u64')
         gasBig = sum
       }
+    }
+    if (gasBig !== null) {
+      const total = addU64(gasBig, gasNum)
+      if (total === undefined) throw new InvalidBlockError(String(block_height), 'gas_used', 'block gas sum overflows u64')
+      gasBig = total
+    }
+  } else if (used !== null) {
+    gasBig = 0
+    for (let i = 0; i < n; i++) {
+      const sum: U64 | undefined = addU64(gasBig as U64, u64Field(input, used[i], `gas_used[${i}]`))
+      if (sum === undefined) throw new InvalidBlockError(String(block_height), `gas_used[${i}]`, 'block gas sum overflows u64')
+      gasBig = sum
     }
   }
   if (minNum !== Infinity && (cheapest === null || minNum < cheapest)) cheapest = minNum

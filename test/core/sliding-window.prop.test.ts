@@ -1,13 +1,19 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SlidingWindow } from '../../src/core/sliding-window.js'
+import { SortedWindow } from '../../src/core/sorted-window.js'
+import { TreapWindow } from '../../src/core/treap-window.js'
 import { NUM_RUNS, toInput, u64Arb } from './arbitraries.js'
 
-describe('SlidingWindow', () => {
+describe.each([
+  ['SortedWindow', (w: number) => new SortedWindow(w)],
+  ['TreapWindow', (w: number) => new TreapWindow(w)],
+  ['SlidingWindow', (w: number) => new SlidingWindow(w)],
+] as const)('%s', (_name, make) => {
   it('every rank equals that of the sorted newest-W values', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.oneof(u64Arb, fc.bigInt({ min: 0n, max: 5n })), { maxLength: 200 }), (w, values) => {
-        const win = new SlidingWindow(w)
+        const win = make(w)
         values.forEach((v, seq) => {
           win.push(toInput(v), seq, v % 2n === 0n)
           const held = values.slice(Math.max(0, seq - w + 1), seq + 1)
@@ -15,9 +21,18 @@ describe('SlidingWindow', () => {
           expect(win.length).toBe(held.length)
           expect(win.flaggedCount).toBe(held.filter((x) => x % 2n === 0n).length)
           for (let k = 0; k < sorted.length; k++) expect(BigInt(win.valueAt(k))).toBe(sorted[k])
+          expect(win.newestSeq).toBe(seq)
         })
       }),
       { numRuns: NUM_RUNS },
     )
+  })
+  it('clear empties it and it refills with a new sequence', () => {
+    const win = make(3)
+    ;[5, 1, 9, 7].forEach((v, i) => win.push(v, i, true))
+    win.clear()
+    expect([win.length, win.flaggedCount, win.newestSeq]).toEqual([0, 0, -1])
+    ;[4, 18446744073709551615n, 2].forEach((v, i) => win.push(v, 100 + i, false))
+    expect([win.valueAt(0), win.valueAt(1), win.valueAt(2), win.seqAt(2)]).toEqual([2, 4, 18446744073709551615n, 101])
   })
 })

@@ -1,0 +1,156 @@
+/**
+ * Engine benchmarks (tinybench). Every fast path runs beside its naive reference in the same
+ * run, and results are reported as ratios, since absolute times drift on a shared machine.
+ * Fixtures are built before the run from a seeded generator.
+ */
+import { Bench } from 'tinybench'
+import type { BlockInput } from '../src/core/block.js'
+import { resolveConfig } from '../src/core/config.js'
+import { createEstimator } from '../src/core/estimator.js'
+import { nextBucket } from '../src/core/next-bucket.js'
+import { priceBlock } from '../src/core/price-block.js'
+import type { U64 } from '../src/core/u64.js'
+
+export interface CoreBenchResult {
+  name: string
+  ns_per_block: number
+  ratio: number
+  target: string
+  pass: boolean
+}
+
+function rng(seed: number) {
+  let s = seed >>> 0
+  return () => ((s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32)
+}
+
+/** Blocks of `txns` user transactions with prices clustered on wallet defaults; some full, some not. */
+function fixture(blocks: number, txns: (r: () => number) => number, seed = 42): BlockInput[] {
+  const r = rng(seed)
+  const out: BlockInput[] = []
+  for (let h = 1; h <= blocks; h++) {
+    const n = txns(r)
+    const prices: number[] = new Array(n)
+    const gas: number[] = new Array(n)
+    for (let i = 0; i < n; i++) {
+      const x = r()
+      prices[i] = x < 0.6 ? 100 : x < 0.85 ? 150 : x < 0.97 ? 300 + Math.floor(r() * 700) : 1000 + Math.floor(r() * 100000)
+      gas[i] = 5 + Math.floor(r() * 5000)
+    }
+    out.push({ block_height: h, epoch: 1, gas_unit_prices: prices, gas_used: gas })
+  }
+  return out
+}
+
+/** Aptos per query: walk back the cached per-block prices and sort each window (api/src/context.rs). */
+function referenceQuery(prices: U64[], low: number, market: number, aggressive: number, buckets: readonly U64[]): U64 {
+  const P = prices.slice(Math.max(0, prices.length - 1 - aggressive), prices.length - 1).reverse()
+  if (P.length === 0) return 0
+  let lo = P[0] as U64
+  for (let i = 1; i < Math.min(low, P.length); i++) if ((P[i] as U64) < lo) lo = P[i] as U64
+  const cmp = (a: U64, b: U64) => (a < b ? -1 : a > b ? 1 : 0)
+  const m = P.slice(0, market).sort(cmp)
+  const mk = (m[m.length >> 1] as U64) > lo ? (m[m.length >> 1] as U64) : lo
+  const a = P.slice().sort(cmp)
+  const p90 = a[Math.floor((a.length * 9) / 10)] as U64
+  return nextBucket(p90 > mk ? p90 : mk, buckets) as U64
+}
+
+let sink = 0
+
+export async function runCoreBench(opts: { time?: number } = {}): Promise<CoreBenchResult[]> {
+  const time = opts.time ?? 400
+  const N = 2000
+  const small = fixture(N, (r) => Math.floor(r() * 20))
+  const big = fixture(N, () => 250)
+  const empty = fixture(N, () => 0)
+  const config = resolveConfig()
+  const bench = new Bench({ time, warmup: true })
+  const per = new Map<string, number>()
+
+  // 1. The query after each block: O(1) read vs the per-query re-sort over the same block prices.
+  bench.add('estimate per block (engine: ingest + estimate)', () => {
+    const e = createEstimator(config)
+    for (const b of small) {
+      e.ingest(b)
+      sink += e.estimate().gas_estimate as number
+    }
+  })
+  bench.add('estimate per block (reference: price + re-sort per query)', () => {
+    const prices: U64[] = []
+    for (const b of small) {
+      prices.push(priceBlock(b, config).min_inclusion_price)
+      sink += referenceQuery(prices, 10, 30, 120, config.buckets) as number
+    }
+  })
+  const warm = createEstimator(config)
+  const warmPrices: U64[] = []
+  for (const b of small) {
+    warmPrices.push(warm.ingest(b).min_inclusion_price)
+  }
+  bench.add('query only (engine estimate())', () => {
+    for (let i = 0; i < N; i++) sink += warm.estimate().gas_estimate as number
+  })
+  bench.add('query only (reference re-sort)', () => {
+    for (let i = 0; i < N; i++) sink += referenceQuery(warmPrices, 10, 30, 120, config.buckets) as number
+  })
+
+  // 2. Ingest + estimate of a 250-txn compact block vs a bare min-and-sum loop over the same arrays.
+  bench.add('250-txn block: ingest + estimate', () => {
+    const e = createEstimator(config)
+    for (const b of big) {
+      e.ingest(b)
+      sink += e.estimate().gas_estimate as number
+    }
+  })
+  bench.add('250-txn block: bare min + gas-sum loop', () => {
+    for (const b of big) {
+      const p = b.gas_unit_prices as number[]
+      const g = b.gas_used as number[]
+      let min = Infinity
+      let sum = 0
+      for (let i = 0; i < p.length; i++) {
+        const x = p[i] as number
+        if (x < min) min = x
+        sum += g[i] as number
+      }
+      sink += min + sum
+    }
+  })
+
+  // 3. Window sweep: defaults vs windows x100 (1000/3000/12000), on 250-txn blocks and on empty
+  // blocks (where the windows are all the work).
+  const wide = resolveConfig({ low_block_history: 1000, market_block_history: 3000, aggressive_block_history: 12000 })
+  for (const [label, blocks] of [['250-txn', big], ['empty', empty]] as const) {
+    for (const [wlabel, cfg] of [['default windows', config], ['windows x100', wide]] as const) {
+      bench.add(`${label} blocks, ${wlabel}`, () => {
+        const e = createEstimator(cfg)
+        for (const b of blocks) {
+          e.ingest(b)
+          sink += e.estimate().gas_estimate as number
+        }
+      })
+    }
+  }
+
+  await bench.run()
+  for (const t of bench.tasks) {
+    const r = t.result
+    if (r.state !== 'completed') throw new Error(`bench ${t.name} did not complete: ${r.state}`)
+    per.set(t.name, (r.latency.mean * 1e6) / N)
+  }
+  const ns = (name: string) => per.get(name) as number
+  const row = (name: string, base: string, target: string, ok: (ratio: number) => boolean, invert = false): CoreBenchResult => {
+    const ratio = invert ? ns(base) / ns(name) : ns(name) / ns(base)
+    return { name, ns_per_block: ns(name), ratio, target, pass: ok(ratio) }
+  }
+  return [
+    row('query only (engine estimate())', 'query only (reference re-sort)', 'speedup >= 100x', (x) => x >= 100, true),
+    row('estimate per block (engine: ingest + estimate)', 'estimate per block (reference: price + re-sort per query)', 'speedup (informative)', () => true, true),
+    row('250-txn block: ingest + estimate', '250-txn block: bare min + gas-sum loop', 'cost <= 2x', (x) => x <= 2),
+    row('250-txn blocks, windows x100', '250-txn blocks, default windows', 'cost <= 3x', (x) => x <= 3),
+    row('empty blocks, windows x100', 'empty blocks, default windows', 'cost <= 3x', (x) => x <= 3),
+  ]
+}
+
+export { sink }

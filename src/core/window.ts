@@ -1,0 +1,38 @@
+import { SortedWindow } from './sorted-window.js'
+import { TreapWindow } from './treap-window.js'
+import type { U64 } from './u64.js'
+
+/**
+ * The newest `capacity` values of a stream, answering order statistics. Values are pushed with
+ * consecutive sequence numbers; pushing into a full window evicts the oldest value. Memory is
+ * fixed at construction and a push allocates nothing.
+ */
+export interface OrderStatisticWindow {
+  readonly capacity: number
+  /** Number of values held (at most `capacity`). */
+  readonly length: number
+  /** How many held values were pushed with `flag` set (e.g. full blocks). */
+  readonly flaggedCount: number
+  /** Sequence number of the newest value, or -1 when empty. */
+  readonly newestSeq: number
+  /** Adds `value` with sequence number `seq` (the previous one + 1 while non-empty). */
+  push(value: U64, seq: number, flag: boolean): void
+  /** Value of rank `k` (0 = smallest); requires 0 <= k < length. */
+  valueAt(k: number): U64
+  /** Sequence number of the value of rank `k` (ties: the older value ranks first). */
+  seqAt(k: number): number
+  /** Empties the window. */
+  clear(): void
+}
+
+/**
+ * Windows up to this size keep a sorted typed array: a push moves at most this many doubles
+ * (one memmove), which beats a treap's pointer chasing at Aptos-sized windows (10/30/120).
+ * Larger windows use the treap, O(log W) per push.
+ */
+export const SORTED_WINDOW_MAX = 1024
+
+/** The window implementation suited to `capacity`. */
+export function createWindow(capacity: number): OrderStatisticWindow {
+  return capacity <= SORTED_WINDOW_MAX ? new SortedWindow(capacity) : new TreapWindow(capacity)
+}
