@@ -1,7 +1,102 @@
+import { createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import { CHAIN_DEFAULTS, generateChain, SCENARIOS, type Scenario } from '../../sim/index.js'
+import { intFlag, parseFlags, required } from '../args.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 
-/** Placeholder until the command lands; fails loudly rather than pretending. */
-export const run: Command = async () => {
-  throw new UsageError('generate is not built yet')
+const HELP = `usage: ledger-gas generate --blocks N --seed S --output FILE|- [options]
+
+Writes a synthetic chain from a seeded mempool model: one block per line in the node's block
+JSON (block metadata, user transactions, block epilogue with end info). Same options, same bytes.
+
+options:
+  --blocks N             blocks to write
+  --seed S               seed of every random choice (integer)
+  --output FILE|-        where to write (- is standard output)
+  --scenario NAME        ${SCENARIOS.join(' | ')} (default ${CHAIN_DEFAULTS.scenario})
+  --epoch-blocks N       blocks per epoch (default ${CHAIN_DEFAULTS.epoch_blocks})
+  --checkpoint-epochs N  leading epochs whose blocks end with a state checkpoint
+                         instead of a block epilogue (default ${CHAIN_DEFAULTS.checkpoint_epochs})
+  --accounts N           sending accounts (default ${CHAIN_DEFAULTS.accounts})
+
+Prints a one-line summary to standard error.
+`
+
+/** Lines are gathered into chunks of about this many characters before each write. */
+const CHUNK_CHARS = 1 << 20
+
+export const run: Command = async (args, io) => {
+  const flags = parseFlags('generate', args, {
+    blocks: { type: 'string', short: 'n' },
+    seed: { type: 'string', short: 's' },
+    output: { type: 'string', short: 'o' },
+    scenario: { type: 'string' },
+    'epoch-blocks': { type: 'string' },
+    'checkpoint-epochs': { type: 'string' },
+    accounts: { type: 'string' },
+  })
+  if (flags.help) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  const blocks = intFlag(required(flags.blocks, 'blocks'), 'blocks', 0)
+  const seed = intFlag(required(flags.seed, 'seed'), 'seed', 0)
+  const output = required(flags.output, 'output')
+  const scenario = (flags.scenario ?? CHAIN_DEFAULTS.scenario) as Scenario
+  if (!SCENARIOS.includes(scenario)) throw new UsageError(`--scenario must be one of ${SCENARIOS.join(', ')}, got '${scenario}'`)
+  const options = {
+    blocks,
+    seed,
+    scenario,
+    epoch_blocks: intFlag(flags['epoch-blocks'], 'epoch-blocks', CHAIN_DEFAULTS.epoch_blocks, 1),
+    checkpoint_epochs: intFlag(flags['checkpoint-epochs'], 'checkpoint-epochs', CHAIN_DEFAULTS.checkpoint_epochs),
+    accounts: intFlag(flags.accounts, 'accounts', CHAIN_DEFAULTS.accounts, 1, 10_000_000),
+  }
+
+  const file = output === '-' ? null : createWriteStream(output)
+  const out: NodeJS.WritableStream = file ?? io.stdout
+  // A stream error can come between writes, when nothing awaits the stream: keep it for the loop.
+  let failure: Error | null = null
+  const onError = (error: Error) => {
+    failure ??= error
+  }
+  out.on('error', onError)
+  const write = async (text: string) => {
+    if (!out.write(text)) await once(out, 'drain')
+    if (failure) throw failure
+  }
+  let written = 0
+  let userTxns = 0
+  let chunk = ''
+  try {
+    // Chunks are written as they fill; on backpressure the loop waits for 'drain' (which rejects
+    // if the stream fails), so memory stays at about one chunk however many blocks are asked for.
+    for (const { block } of generateChain(options)) {
+      if (io.signal.aborted || failure) break
+      chunk += `${JSON.stringify(block)}\n`
+      written++
+      userTxns += block.transactions.length - 2
+      if (chunk.length >= CHUNK_CHARS) {
+        await write(chunk)
+        chunk = ''
+      }
+    }
+    if (chunk.length > 0) await write(chunk)
+    if (file !== null) {
+      file.end()
+      await once(file, 'finish')
+    }
+    if (failure) throw failure
+  } catch (error) {
+    file?.destroy()
+    const e = error as NodeJS.ErrnoException
+    // The reader of a pipe went away (`generate … - | head`): stop quietly, as Unix tools do.
+    if (file === null && e.code === 'EPIPE') return 0
+    throw e.syscall !== undefined ? new UsageError(`cannot write --output '${output}': ${e.message}`) : e
+  } finally {
+    out.off('error', onError)
+  }
+  io.stderr.write(`generate: ${written} blocks, ${userTxns} user transactions, scenario ${scenario}, seed ${seed} → ${output === '-' ? 'stdout' : output}\n`)
+  return 0
 }
