@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { LedgerGasError } from '../core/errors.js'
 import { UsageError } from './errors.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
@@ -37,8 +39,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-const isEntry = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '\0')
-if (isEntry) {
+if (isEntry()) {
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort())
   process.once('SIGTERM', () => controller.abort())
@@ -47,4 +48,15 @@ if (isEntry) {
       process.exitCode = code
     },
   )
+}
+
+/** True when this module is the process's entry script (also through an npm bin symlink). */
+function isEntry(): boolean {
+  const script = process.argv[1]
+  if (script === undefined) return false
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
 }
