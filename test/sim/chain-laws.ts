@@ -92,7 +92,7 @@ export function checkChainLaws(blocks: readonly BlockJson[], limits: BlockLimits
         nextSequence.set(u.sender, expected + 1n)
       }
     }
-    if (end.type === 'block_epilogue_transaction') {
+    if (end?.type === 'block_epilogue_transaction') {
       const info = (end as BlockEpilogueTransactionJson).block_end_info
       if (info === null) fail(b, 'epilogue without end info')
       else {
