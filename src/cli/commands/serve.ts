@@ -1,7 +1,116 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { access } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createServer } from '../../api/server.js'
+import { MemoryStore } from '../../ledger/memory-store.js'
+import { SqliteStore } from '../../ledger/sqlite-store.js'
+import type { LedgerStore } from '../../ledger/store.js'
+import { intFlag, parseFlags } from '../args.js'
+import { loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 
-/** Placeholder until the command lands; fails loudly rather than pretending. */
-export const run: Command = async () => {
-  throw new UsageError('serve is not built yet')
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE] [--port 8080] [--host 127.0.0.1]
+                        [--header-prefix X-NODE-] [--config FILE.json]
+
+Serves the Chain Ledger Read API under /v1: account transactions, transactions by version,
+the gas price estimate, ledger info, blocks by height and the OpenAPI document (/v1/spec.json).
+
+  --data FILE.jsonl     chain file loaded into memory (default: the bundled data/chain.jsonl)
+  --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
+  --port N              TCP port, 0 for any free one (default 8080)
+  --host ADDR           interface to listen on (default 127.0.0.1)
+  --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
+  --config FILE.json    estimator configuration (Aptos key names)
+
+Stops on SIGINT/SIGTERM after in-flight requests finish.
+`
+
+/**
+ * The package root: the nearest directory above this module whose package.json is ledger-gas's
+ * (the same from src/ under tsx and from a dist/ chunk), not the working directory.
+ */
+function packageRoot(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'ledger-gas') return dir
+    const up = dirname(dir)
+    if (up === dir) return undefined
+    dir = up
+  }
+}
+
+/** The commit of the package's checkout, when it is one (`git_hash` of `GET /v1`). */
+function gitHash(root: string | undefined): string | undefined {
+  if (root === undefined) return undefined
+  try {
+    const head = readFileSync(join(root, '.git', 'HEAD'), 'utf8').trim()
+    if (!head.startsWith('ref: ')) return /^[0-9a-f]{40}$/.test(head) ? head : undefined
+    const ref = head.slice(5)
+    const loose = join(root, '.git', ref)
+    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim()
+    const packed = readFileSync(join(root, '.git', 'packed-refs'), 'utf8')
+    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.slice(0, 40)
+  } catch {
+    return undefined
+  }
+}
+
+async function mustRead(path: string, flag: string): Promise<void> {
+  try {
+    await access(path)
+  } catch (error) {
+    throw new UsageError(`cannot read --${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+}
+
+export const run: Command = async (args, io) => {
+  const flags = parseFlags('serve', args, {
+    data: { type: 'string' },
+    db: { type: 'string' },
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    'header-prefix': { type: 'string' },
+    config: { type: 'string', short: 'c' },
+  })
+  if (flags.help) {
+    io.stdout.write(HELP)
+    return 0
+  }
+  if (flags.data !== undefined && flags.db !== undefined) throw new UsageError('--data and --db cannot be used together')
+  const port = intFlag(flags.port, 'port', 8080, 0, 65535)
+  const host = flags.host ?? '127.0.0.1'
+  const config = await loadConfigFile(flags.config)
+  const root = packageRoot()
+
+  let store: LedgerStore
+  let source: string
+  if (flags.db !== undefined) {
+    await mustRead(flags.db, 'db')
+    store = SqliteStore.open(flags.db, { readonly: true })
+    source = flags.db
+  } else {
+    if (flags.data === undefined && root === undefined) throw new UsageError('cannot find the bundled data/chain.jsonl (no ledger-gas package root above this module); pass --data or --db')
+    source = flags.data ?? join(root as string, 'data', 'chain.jsonl')
+    await mustRead(source, 'data')
+    store = await MemoryStore.fromJsonLines(source)
+  }
+  try {
+    const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root) })
+    const address = await server.listen({ port, host })
+    const info = await store.ledgerInfo()
+    const extent = info === null ? 'empty ledger' : `blocks ${info.oldest_block_height}..${info.block_height}`
+    io.stderr.write(`ledger-gas serve: listening on ${address}/v1 (${extent} from ${source})\n`)
+    await new Promise<void>((resolve) => {
+      if (io.signal.aborted) resolve()
+      else io.signal.addEventListener('abort', () => resolve(), { once: true })
+    })
+    io.stderr.write('ledger-gas serve: shutting down\n')
+    await server.close()
+  } finally {
+    await store.close()
+  }
+  return 0
 }

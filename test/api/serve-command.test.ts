@@ -1,0 +1,150 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createServer } from '../../src/api/index.js'
+import { run } from '../../src/cli/commands/serve.js'
+import { UsageError } from '../../src/cli/errors.js'
+import type { CliIo } from '../../src/cli/io.js'
+import { SqliteStore } from '../../src/ledger/sqlite-store.js'
+import type { LedgerStore } from '../../src/ledger/store.js'
+import { Chain } from './helpers/chain.js'
+import { storeOf } from './helpers/server.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-serve-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const blocks = new Chain().blocks(8, (i) => [{ sender: 1 }, { sender: 2 + (i % 2) }])
+const dataFile = join(dir, 'chain.jsonl')
+writeFileSync(dataFile, blocks.map((b) => JSON.stringify(b)).join('\n') + '\n')
+
+function io() {
+  const controller = new AbortController()
+  const stderr = new PassThrough()
+  const stdout = new PassThrough()
+  let err = ''
+  let out = ''
+  stderr.on('data', (c: Buffer) => (err += c.toString()))
+  stdout.on('data', (c: Buffer) => (out += c.toString()))
+  const cli: CliIo = { stdin: new PassThrough(), stdout, stderr, signal: controller.signal }
+  return { cli, controller, err: () => err, out: () => out }
+}
+
+/** Starts `serve` with `args`, waits for its URL on stderr, returns it with a stop function. */
+async function start(args: string[]) {
+  const t = io()
+  const exit = run(args, t.cli)
+  let url: string | undefined
+  for (let i = 0; i < 300 && url === undefined; i++) {
+    const m = /listening on (http:\/\/\S+)/.exec(t.err())
+    if (m) url = m[1]
+    else await Promise.race([new Promise((r) => setTimeout(r, 20)), exit.then(() => undefined)])
+  }
+  if (url === undefined) throw new Error(`serve did not start: ${t.err()}`)
+  return {
+    url,
+    err: t.err,
+    stop: async () => {
+      t.controller.abort()
+      return exit
+    },
+  }
+}
+
+describe('ledger-gas serve', () => {
+  it('serves a chain file on 127.0.0.1, prints the URL on stderr, and stops on abort with exit 0', async () => {
+    const s = await start(['--data', dataFile, '--port', '0'])
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
+    expect(s.err()).toContain('blocks 0..7')
+    const res = await fetch(`${s.url}/transactions/by_version/1`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-node-block-height')).toBe('7')
+    expect((await fetch(`${s.url}/estimate_gas_price`)).status).toBe(200)
+    expect(await s.stop()).toBe(0)
+    await expect(fetch(`${s.url}/estimate_gas_price`)).rejects.toThrow()
+  })
+
+  it('serves a SQLite ledger with --db and honours --header-prefix and --config', async () => {
+    const db = join(dir, 'ledger.db')
+    const store = SqliteStore.open(db)
+    for (const b of blocks) store.appendBlock(b)
+    store.close()
+    const config = join(dir, 'config.json')
+    writeFileSync(config, JSON.stringify({ static_override: { low: 1, market: 2, aggressive: '18446744073709551615' } }))
+    const s = await start(['--db', db, '--port', '0', '--header-prefix', 'X-APTOS-', '--config', config])
+    const res = await fetch(`${s.url}/estimate_gas_price`)
+    expect(await res.text()).toBe('{"deprioritized_gas_estimate":1,"gas_estimate":2,"prioritized_gas_estimate":18446744073709551615}')
+    expect(res.headers.get('x-aptos-ledger-version')).toBe(blocks[7]?.last_version)
+    expect((await (await fetch(`${s.url}/accounts/0x1/transactions`)).json()).length).toBe(8)
+    expect(await s.stop()).toBe(0)
+  })
+
+  it.skipIf(!existsSync(new URL('../../data/chain.jsonl', import.meta.url)))('serves the bundled data/chain.jsonl by default, wherever the cwd is', async () => {
+    const cwd = process.cwd()
+    try {
+      process.chdir(dir) // not allowed in a worker thread pool; the check still runs from the repo
+    } catch {}
+    try {
+      const s = await start(['--port', '0'])
+      expect(s.err()).toMatch(/data\/chain\.jsonl/)
+      const body = (await (await fetch(s.url)).json()) as { block_height: string }
+      expect(Number(body.block_height)).toBeGreaterThan(0)
+      expect(await s.stop()).toBe(0)
+    } finally {
+      process.chdir(cwd)
+    }
+  })
+
+  it('refuses bad command lines with a usage error', async () => {
+    const bad = [
+      ['--data', dataFile, '--db', join(dir, 'x.db')],
+      ['--db', join(dir, 'missing.db')],
+      ['--data', join(dir, 'missing.jsonl')],
+      ['--port', '70000'],
+      ['--port', 'http'],
+      ['--verbose'],
+    ]
+    for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
+  })
+
+  it('prints its help', async () => {
+    const t = io()
+    expect(await run(['--help'], t.cli)).toBe(0)
+    expect(t.out()).toContain('usage: ledger-gas serve')
+  })
+})
+
+describe('graceful shutdown', () => {
+  it('lets an in-flight request finish when the server closes', async () => {
+    const inner = storeOf(blocks)
+    let release: () => void = () => {}
+    let arrived: () => void = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const reached = new Promise<void>((r) => (arrived = r))
+    const slow: LedgerStore = {
+      ...inner,
+      ledgerInfo: () => inner.ledgerInfo(),
+      transactionByVersion: async (v) => {
+        arrived()
+        await gate
+        return inner.transactionByVersion(v)
+      },
+      accountTransactions: (a, s, l) => inner.accountTransactions(a, s, l),
+      accountSequenceNumber: (a) => inner.accountSequenceNumber(a),
+      blockByHeight: (h, w) => inner.blockByHeight(h, w),
+      appendBlock: (b) => inner.appendBlock(b),
+      pruneBelow: (v) => inner.pruneBelow(v),
+      close: () => inner.close(),
+    }
+    const server = await createServer({ store: slow })
+    const url = await server.listen({ port: 0, host: '127.0.0.1' })
+    const pending = fetch(`${url}/v1/transactions/by_version/2`)
+    await reached
+    const closing = server.close()
+    release()
+    const res = await pending
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { version: string }).version).toBe('2')
+    await closing
+  })
+})
