@@ -75,7 +75,7 @@ describe('ledger-gas serve', () => {
     const res = await fetch(`${s.url}/estimate_gas_price`)
     expect(await res.text()).toBe('{"deprioritized_gas_estimate":1,"gas_estimate":2,"prioritized_gas_estimate":18446744073709551615}')
     expect(res.headers.get('x-aptos-ledger-version')).toBe(blocks[7]?.last_version)
-    expect((await (await fetch(`${s.url}/accounts/0x1/transactions`)).json()).length).toBe(8)
+    expect(((await (await fetch(`${s.url}/accounts/0x1/transactions`)).json()) as unknown[]).length).toBe(8)
     expect(await s.stop()).toBe(0)
   })
 
