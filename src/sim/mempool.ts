@@ -47,6 +47,8 @@ export interface BlockSelection {
  */
 export class Mempool {
   private queue: PendingTxn[] = []
+  /** A lower bound on the earliest expiration in the queue (exact after each scan). */
+  private earliestExpiration = Infinity
 
   get size(): number {
     return this.queue.length
@@ -63,6 +65,7 @@ export class Mempool {
       else hi = mid
     }
     q.splice(lo, 0, txn)
+    if (txn.expiration_timestamp_secs < this.earliestExpiration) this.earliestExpiration = txn.expiration_timestamp_secs
   }
 
   /**
@@ -70,10 +73,20 @@ export class Mempool {
    * may no longer include: Aptos rejects a txn once `now_secs >= expiration_timestamp_secs`.
    */
   expire(now_secs: number): PendingTxn[] {
+    // O(1) while nothing can have expired, else one O(n) pass that also renews the bound.
+    if (now_secs < this.earliestExpiration) return []
     const expired: PendingTxn[] = []
     const kept: PendingTxn[] = []
-    for (const t of this.queue) (t.expiration_timestamp_secs <= now_secs ? expired : kept).push(t)
-    if (expired.length > 0) this.queue = kept
+    let earliest = Infinity
+    for (const t of this.queue) {
+      if (t.expiration_timestamp_secs <= now_secs) expired.push(t)
+      else {
+        kept.push(t)
+        if (t.expiration_timestamp_secs < earliest) earliest = t.expiration_timestamp_secs
+      }
+    }
+    this.queue = kept
+    this.earliestExpiration = earliest
     return expired
   }
 
