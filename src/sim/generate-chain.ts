@@ -65,7 +65,7 @@ function argumentsOf(rng: Rng, fn: EntryFunctionProfile, accounts: AccountPool):
  * Before each block, transactions arrive (Poisson, mean set by the scenario's regime) from
  * accounts with nothing pending, each with a price, a gas use, a time to live and an entry
  * function; a few are orderless. At the block, expired ones leave the mempool, then the block
- * takes pending transactions by price then arrival until 300 txns or the gas limit. Heights,
+ * takes pending transactions by price then arrival until its txn count or gas limit. Heights,
  * versions and timestamps are contiguous and increasing; the epoch rises every
  * `epoch_blocks` blocks and the round restarts with it.
  *

@@ -28,8 +28,9 @@ export interface ChainOptions {
   limits: BlockLimits
 }
 
-/** Caller input: `blocks` and `seed` are required, the rest defaults. */
-export type ChainOptionsInput = Pick<ChainOptions, 'blocks' | 'seed'> & Partial<Omit<ChainOptions, 'blocks' | 'seed'>>
+/** Caller input: `blocks` and `seed` are required, the rest (each limit too) defaults. */
+export type ChainOptionsInput = Pick<ChainOptions, 'blocks' | 'seed'> &
+  Partial<Omit<ChainOptions, 'blocks' | 'seed' | 'limits'>> & { limits?: Partial<BlockLimits> }
 
 /**
  * Block limits of the model. The gas limit is in the same units as `gas_used` (this model takes

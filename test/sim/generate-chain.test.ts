@@ -138,6 +138,15 @@ describe('generateChain', () => {
     expect(checkChainLaws(chain.map((g) => g.block)).problems).toEqual([])
   })
 
+  it('honours other block limits: a smaller gas limit or txn cap makes blocks stop sooner', () => {
+    const limits = { max_block_txns: 30, block_gas_limit: 5_000, block_output_limit: 3_000_000 }
+    const chain = run({ blocks: 100, seed: 6, scenario: 'sustained', limits }).map((g) => g.block)
+    const { problems, facts } = checkChainLaws(chain, limits)
+    expect(problems).toEqual([])
+    expect(facts.gasLimitBlocks).toBeGreaterThan(90)
+    expect(Math.max(...chain.map((b) => b.transactions.length - 2))).toBeLessThanOrEqual(30)
+  })
+
   it('starts where asked: height, version, epoch, time', () => {
     const [first] = run({ blocks: 1, seed: 1, first_height: 1000, first_version: 5000, first_epoch: 9, first_timestamp_us: 1_600_000_000_000_000 })
     const b = first!.block
@@ -158,7 +167,8 @@ describe('generateChain', () => {
     [{ blocks: 1, seed: 1, scenario: 'stormy' as never }, 'scenario'],
     [{ blocks: 1, seed: 1, epoch_blocks: 0 }, 'epoch_blocks'],
     [{ blocks: 1, seed: 1, accounts: 0 }, 'accounts'],
-    [{ blocks: 1, seed: 1, limits: { max_block_txns: 0, block_gas_limit: 1, block_output_limit: 1 } }, 'limits.max_block_txns'],
+    [{ blocks: 1, seed: 1, limits: { max_block_txns: 0 } }, 'limits.max_block_txns'],
+    [{ blocks: 1, seed: 1, limits: { block_gas_limit: 0 } }, 'limits.block_gas_limit'],
   ])('rejects %j naming %s', (input, key) => {
     expect(() => run(input)).toThrow(InvalidConfigError)
     expect(() => run(input)).toThrow(new RegExp(`config ${key.replace('.', '\\.')}:`))
