@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { parseU64, type U64 } from '../core/u64.js'
 import { prepareAppend, type LedgerTip } from './append-rules.js'
-import { LedgerContinuityError } from './errors.js'
+import { LedgerGasError } from '../core/errors.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
@@ -15,6 +15,13 @@ export interface SqliteStoreOptions extends StoreOptions {
 }
 
 const SCHEMA_VERSION = '1'
+
+/** A database file is not a ledger this build can use: not SQLite, no ledger schema, another chain. */
+export class LedgerDatabaseError extends LedgerGasError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('invalid_database', message, options)
+  }
+}
 
 /**
  * u64 columns hold `value − 2^63` in SQLite's signed 64-bit INTEGER: every u64 fits and the
@@ -106,25 +113,31 @@ export class SqliteStore implements LedgerStore {
    * Opens (creating unless told not to) a ledger database. The chain id is stored on creation;
    * `chainId` given for an existing database must match it.
    *
-   * @throws LedgerContinuityError when the database holds another chain or schema.
+   * @throws LedgerDatabaseError when the file is not a ledger database, or holds another chain
+   *   or schema version.
    */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const readonly = options.readonly ?? false
     const db = new Database(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
     try {
       db.defaultSafeIntegers(true)
-      if (!readonly) {
-        db.pragma('journal_mode = WAL')
-        // In WAL mode NORMAL loses no committed transaction on a process crash, only on power loss.
-        db.pragma('synchronous = NORMAL')
-        db.exec(SCHEMA)
+      let meta: Map<string, string>
+      try {
+        if (!readonly) {
+          db.pragma('journal_mode = WAL')
+          // In WAL mode NORMAL loses no committed transaction on a process crash, only on power loss.
+          db.pragma('synchronous = NORMAL')
+          db.exec(SCHEMA)
+        }
+        meta = new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
+      } catch (error) {
+        throw new LedgerDatabaseError(`${path} is not a ledger database: ${(error as Error).message}`, { cause: error })
       }
-      const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
       const schema = meta.get('schema_version')
-      if (schema !== undefined && schema !== SCHEMA_VERSION) throw new LedgerContinuityError(`${path} has ledger schema ${schema}, this build reads ${SCHEMA_VERSION}`)
+      if (schema !== undefined && schema !== SCHEMA_VERSION) throw new LedgerDatabaseError(`${path} has ledger schema ${schema}, this build reads ${SCHEMA_VERSION}`)
       const stored = meta.get('chain_id')
       if (stored !== undefined && options.chainId !== undefined && Number(stored) !== options.chainId) {
-        throw new LedgerContinuityError(`${path} holds chain id ${stored}, not ${options.chainId}`)
+        throw new LedgerDatabaseError(`${path} holds chain id ${stored}, not ${options.chainId}`)
       }
       const chainId = stored !== undefined ? Number(stored) : (options.chainId ?? DEFAULT_CHAIN_ID)
       if (!readonly && stored === undefined) {

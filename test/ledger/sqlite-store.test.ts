@@ -1,8 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { SqliteStore } from '../../src/ledger/sqlite-store.js'
+import { LedgerContinuityError } from '../../src/ledger/errors.js'
+import { LedgerDatabaseError, SqliteStore } from '../../src/ledger/sqlite-store.js'
+import type { BlockJson } from '../../src/ledger/types.js'
+import { addr, ChainBuilder, clone } from './fixtures.js'
 import { describeStoreContract } from './store-contract.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-sqlite-'))
@@ -11,3 +15,94 @@ const dbPath = () => join(dir, `ledger-${n++}.db`)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describeStoreContract('SqliteStore', (options) => SqliteStore.open(dbPath(), options))
+
+function withStore<T>(store: SqliteStore, fn: (s: SqliteStore) => T): T {
+  try {
+    return fn(store)
+  } finally {
+    store.close()
+  }
+}
+
+describe('SqliteStore persistence', () => {
+  const blocks = new ChainBuilder({ height: 3, version: 9 }).blocks(6, (i) => [{ sender: 1 }, { sender: 2, nonce: i }])
+
+  it('reopened, answers as before and keeps its chain id', () => {
+    const path = dbPath()
+    const before = withStore(SqliteStore.open(path, { chainId: 2 }), (s) => {
+      for (const b of blocks) s.appendBlock(b)
+      s.pruneBelow(15)
+      return [s.ledgerInfo(), s.blockByHeight(6, true), s.accountTransactions(addr(1), 0, 10), s.accountSequenceNumber(addr(1))]
+    })
+    const after = withStore(SqliteStore.open(path), (s) => [s.ledgerInfo(), s.blockByHeight(6, true), s.accountTransactions(addr(1), 0, 10), s.accountSequenceNumber(addr(1))])
+    expect(after).toEqual(before)
+    expect(after[0]).toMatchObject({ chain_id: 2, oldest_block_height: 4, oldest_ledger_version: 13 })
+  })
+
+  it('is in WAL mode', () => {
+    const path = dbPath()
+    SqliteStore.open(path).close()
+    const db = new Database(path, { readonly: true })
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    db.close()
+  })
+
+  it('refuses to open with another chain id, a foreign file, or (read-only) a missing one', () => {
+    const path = dbPath()
+    SqliteStore.open(path, { chainId: 1 }).close()
+    expect(() => SqliteStore.open(path, { chainId: 4 })).toThrow(new LedgerDatabaseError(`${path} holds chain id 1, not 4`))
+    const text = join(dir, 'not-a-db.txt')
+    writeFileSync(text, 'hello, this is not SQLite\n'.repeat(100))
+    expect(() => SqliteStore.open(text)).toThrow(/not-a-db\.txt is not a ledger database: file is not a database/)
+    const other = dbPath()
+    const foreign = new Database(other)
+    foreign.exec('CREATE TABLE t (x)')
+    foreign.close()
+    expect(() => SqliteStore.open(other, { readonly: true })).toThrow(/is not a ledger database: no such table: meta/)
+    expect(() => SqliteStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow()
+    expect(() => SqliteStore.open(join(dir, 'missing.db'), { mustExist: true })).toThrow()
+  })
+
+  it('a read-only connection sees each block another connection commits, and cannot write', () => {
+    const path = dbPath()
+    const writer = SqliteStore.open(path)
+    const reader = SqliteStore.open(path, { readonly: true })
+    try {
+      expect(reader.ledgerInfo()).toBeNull()
+      writer.appendBlock(blocks[0] as BlockJson)
+      expect(reader.ledgerInfo()?.block_height).toBe(3)
+      writer.appendBlock(blocks[1] as BlockJson)
+      expect(reader.blockByHeight(4, true)).toEqual(blocks[1])
+      expect(() => reader.appendBlock(blocks[2] as BlockJson)).toThrow()
+      expect(reader.ledgerInfo()?.block_height).toBe(4)
+    } finally {
+      reader.close()
+      writer.close()
+    }
+  })
+
+  it('batch: a refused block rolls back only itself; a throwing batch rolls back everything', () => {
+    withStore(SqliteStore.open(dbPath()), (s) => {
+      s.batch(() => {
+        s.appendBlock(blocks[0] as BlockJson)
+        s.appendBlock(blocks[1] as BlockJson)
+        expect(() => s.appendBlock(clone(blocks[1] as BlockJson))).toThrow(LedgerContinuityError)
+        const broken = clone(blocks[2] as BlockJson)
+        broken.transactions.pop()
+        expect(() => s.appendBlock(broken)).toThrow(/spans/)
+        s.appendBlock(blocks[2] as BlockJson)
+      })
+      expect(s.ledgerInfo()?.block_height).toBe(5)
+      expect(() =>
+        s.batch(() => {
+          s.appendBlock(blocks[3] as BlockJson)
+          s.appendBlock(blocks[4] as BlockJson)
+          throw new Error('stop')
+        }),
+      ).toThrow('stop')
+      expect(s.ledgerInfo()?.block_height).toBe(5)
+      expect(s.transactionByVersion(Number((blocks[3] as BlockJson).first_version))).toBeNull()
+      expect(s.accountSequenceNumber(addr(1))).toBe(3)
+    })
+  })
+})
