@@ -25,7 +25,10 @@ const optionsArb: fc.Arbitrary<ChainOptionsInput> = fc.record({
   first_version: fc.integer({ min: 0, max: 2 ** 45 }),
 })
 
-describe('generateChain properties', () => {
+// Runs scale with FC_NUM_RUNS, so the time limit does too (a run is ~50 ms of generation).
+const TIMEOUT = 10_000 + NUM_RUNS * 200
+
+describe('generateChain properties', { timeout: TIMEOUT }, () => {
   it('every chain obeys the chain laws and every block the wire shape', () => {
     fc.assert(
       fc.property(optionsArb, (o) => {

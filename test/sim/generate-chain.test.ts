@@ -21,7 +21,7 @@ function engineFull(block: BlockJson): boolean {
   return priceBlock(parseBlockJson(block), resolveConfig()).full
 }
 
-describe('generateChain', () => {
+describe('generateChain', { timeout: 30_000 }, () => {
   it('same seed and options give identical bytes', () => {
     const o = { blocks: 300, seed: 99, scenario: 'mixed' } as const
     expect(text(o)).toBe(text(o))
