@@ -108,28 +108,31 @@ export function checkBlock(block: unknown): CheckedBlock {
 /**
  * The continuity rule: after `tip`, a block must have height `tip.block_height + 1` and first
  * version `tip.last_version + 1`. Any block may follow an empty ledger (`tip` null): a store may
- * begin at any height, as a pruned node does.
+ * begin at any height, as a pruned node does. `tipIs` words the message: `tip` is the newest
+ * block of the ledger, or that of the previous line of an input file.
  *
  * @throws BlockContinuityError saying gap or duplicate, naming `block_height` or `first_version`.
  */
-export function checkContinuity(parsed: ParsedBlock, tip: LedgerTip | null): void {
+export function checkContinuity(parsed: ParsedBlock, tip: LedgerTip | null, tipIs: 'ledger' | 'previous line' = 'ledger'): void {
   if (tip === null) return
   const { block_height: height, first_version: first, last_version: last } = parsed
   const name = String(height)
+  const inLedger = tipIs === 'ledger'
   const nextHeight = addU64(tip.block_height, 1)
   if (height !== nextHeight) {
     const detail =
       height <= tip.block_height
-        ? `duplicate: block ${height} is already in the ledger or pruned (newest block is ${tip.block_height}; expected ${nextHeight ?? 'none'})`
+        ? `duplicate: block ${height} is ${inLedger ? 'already in the ledger or pruned (newest block' : 'repeated in the input (the previous line has block'} ${tip.block_height}; expected ${nextHeight ?? 'none'})`
         : `gap: block ${height} cannot follow block ${tip.block_height} (missing ${rangeText(nextHeight as U64, height, -1)})`
     throw new BlockContinuityError(name, 'block_height', detail)
   }
   const nextVersion = addU64(tip.last_version, 1)
   if (first !== nextVersion) {
+    const at = `${inLedger ? 'ledger version' : 'the previous line ends at version'} ${tip.last_version}; expected first_version ${nextVersion ?? 'none'}`
     const detail =
       first <= tip.last_version
-        ? `duplicate: versions ${first}..${last < tip.last_version ? last : tip.last_version} are already in the ledger (ledger version ${tip.last_version}; expected first_version ${nextVersion ?? 'none'})`
-        : `gap: versions ${rangeText(nextVersion as U64, first, -1)} are missing (ledger version ${tip.last_version}; expected first_version ${nextVersion})`
+        ? `duplicate: versions ${first}..${last < tip.last_version ? last : tip.last_version} are ${inLedger ? 'already in the ledger' : 'repeated in the input'} (${at})`
+        : `gap: versions ${rangeText(nextVersion as U64, first, -1)} are missing (${at})`
     throw new BlockContinuityError(name, 'first_version', detail)
   }
 }

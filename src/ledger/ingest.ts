@@ -88,7 +88,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       let checked
       try {
         checked = checkBlock(value)
-        checkContinuity(checked.parsed, previous)
+        checkContinuity(checked.parsed, previous, 'previous line')
       } catch (error) {
         throw toInvalidData(file, line.number, error)
       }

@@ -15,14 +15,14 @@ let n = 0
 const temp = (name: string) => join(dir, `${n++}-${name}`)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function runCli(args: string[], stdin = '') {
+function runCli(args: string[], stdin: string | Readable = '', signal = new AbortController().signal) {
   let out = ''
   let err = ''
   const io = {
-    stdin: Readable.from([stdin]),
+    stdin: typeof stdin === 'string' ? Readable.from([stdin]) : stdin,
     stdout: new Writable({ write: (c, _e, cb) => ((out += String(c)), cb()) }),
     stderr: new Writable({ write: (c, _e, cb) => ((err += String(c)), cb()) }),
-    signal: new AbortController().signal,
+    signal,
   }
   return main(['ingest', ...args], io).then((code) => ({ code, out, err }))
 }
@@ -114,7 +114,7 @@ describe('ledger-gas ingest', () => {
     const dup = writeChain([...blocks.slice(0, 4), clone(blocks[3] as BlockJson), ...blocks.slice(4)], 'dup.jsonl')
     const r = await runCli(['--db', db, '--input', dup])
     expect(r.code).toBe(1)
-    expect(r.err).toMatch(/dup\.jsonl:5: block_height: block 3: duplicate/)
+    expect(r.err).toMatch(/dup\.jsonl:5: block_height: block 3: duplicate: block 3 is repeated in the input \(the previous line has block 3; expected 4\)/)
   })
 
   it('refuses a block that differs from the stored one at its height', async () => {
@@ -158,6 +158,24 @@ describe('ledger-gas ingest', () => {
     expect(r.out).toMatch(/^ingest: 5 blocks appended/)
     const bad = await runCli(['--db', temp('x.db'), '--input', '-'], '{"block_height": "1"}\n')
     expect(bad.err).toMatch(/<stdin>:1: /)
+  })
+
+  it('on SIGINT/SIGTERM, commits the blocks read so far, prints the summary and exits 1 (rerun resumes)', async () => {
+    const blocks = chain(8)
+    const db = temp('ledger.db')
+    // A signal that fires once three lines have been read, as a SIGINT mid-file would.
+    let looks = 0
+    const signal = {
+      get aborted() {
+        return ++looks > 3
+      },
+    } as AbortSignal
+    const r = await runCli(['--db', db, '--input', writeChain(blocks)], '', signal)
+    expect(r.code).toBe(1)
+    expect(r.out).toMatch(/^ingest: 3 blocks appended, 0 skipped/)
+    expect(r.err).toMatch(/interrupted; blocks read so far are committed, run again to resume/)
+    const again = await runCli(['--db', db, '--input', writeChain(blocks)])
+    expect(again.out).toMatch(/^ingest: 5 blocks appended, 3 skipped/)
   })
 
   it('keeps the chain id of a new ledger and refuses another one later (usage, exit 2)', async () => {
