@@ -140,15 +140,18 @@ export function calibrationChart(json: BacktestJson): string {
   const parts = [`<path class="reference" d="M${sx(lo).toFixed(1)} ${sy(lo).toFixed(1)}L${sx(1).toFixed(1)} ${sy(1).toFixed(1)}" stroke="#999" stroke-dasharray="5 4" fill="none"/>`]
   const legend: { label: string; color: string; dashed?: boolean }[] = [{ label: 'promise kept exactly', color: '#999', dashed: true }]
   let c = 0
+  let promising = 0
   json.strategies.forEach((s) => {
-    const ks = [...new Set(s.calibration.map((x) => x.k))]
+    const ks = [...new Set([...s.calibration.map((x) => x.k), ...s.tiers.flatMap((t) => (t.promised === null ? [] : [t.promised.k]))])].sort((a, b) => a - b)
+    if (ks.length === 0) return
+    // alternate dashes between strategies: equal curves stay distinguishable
+    const dash = promising++ % 2 === 1 ? ' stroke-dasharray="6 3"' : ''
     for (const k of ks) {
       const color = colorAt(c++)
       const pts = s.calibration.filter((x) => x.k === k && x.achieved !== null).map((x) => ({ x: x.q, y: x.achieved as number }))
-      if (pts.length === 0) continue
-      parts.push(`<path class="series" data-series="${escapeXml(`${s.name}|k=${k}`)}" data-points="${pts.length}" d="${pathData(pts, sx, sy)}" fill="none" stroke="${color}" stroke-width="1.6"/>`)
+      if (pts.length > 0) parts.push(`<path class="series" data-series="${escapeXml(`${s.name}|k=${k}`)}" data-points="${pts.length}" d="${pathData(pts, sx, sy)}" fill="none" stroke="${color}" stroke-width="1.6"${dash}/>`)
       for (const p of pts) parts.push(`<circle class="sweep" cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="2.5" fill="${color}"/>`)
-      legend.push({ label: `k=${k} ${s.name}`, color })
+      legend.push({ label: `k=${k} ${s.name}`, color, dashed: dash !== '' })
       for (const t of s.tiers) {
         if (t.promised === null || t.promised.k !== k || t.achieved === null) continue
         parts.push(
@@ -157,6 +160,7 @@ export function calibrationChart(json: BacktestJson): string {
       }
     }
   })
+  if (promising === 0) parts.push(`<text x="${(r.x[0] + r.x[1]) / 2}" y="${(r.y[0] + r.y[1]) / 2}" class="xlabel">no strategy made a promise (add a target strategy)</text>`)
   return chart({
     id: 'calibration',
     title: 'Calibration: promised vs achieved inclusion within the promised k',

@@ -1,5 +1,4 @@
 import type { BacktestResult } from './backtest.js'
-import { formatTable } from './format-table.js'
 import { calibrationChart, inclusionChart, overpaymentChart, timeSeriesChart } from './report-charts.js'
 import type { BacktestJson } from './result-json.js'
 import { escapeXml } from './svg.js'
@@ -15,7 +14,7 @@ svg .ytick{text-anchor:end;dominant-baseline:middle}svg .xtick,svg .xlabel{text-
 svg .grid{stroke:#eee}svg .axis{stroke:#888}svg .legend{font-size:11px}
 pre{background:#f6f6f6;padding:10px;overflow-x:auto;font-size:12px}
 table{border-collapse:collapse;font-size:12.5px}td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:right}
-td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}`
+td:nth-child(-n+3),th:nth-child(-n+3){text-align:left}td{white-space:nowrap}ul.note{padding-left:18px}`
 
 /**
  * The backtest report: ONE self-contained HTML file (inline CSS and SVG, no script, no network)
@@ -59,8 +58,13 @@ ${figures(TIERS.map((t) => overpaymentChart(result, t, headK)), `Empirical CDF o
 <h2>Calibration</h2>
 ${figures([calibrationChart(json)], 'Each promising tier (ring) and a sweep of q at the same k (line). On the diagonal a promise is kept exactly; below it, broken.')}
 <h2>Method</h2>
-<pre>${escapeXml(formatTable(json))}</pre>
-<p class="note">Rule: a transaction priced p, submitted right after block t, is included in block j &gt; t iff block j was not full or p is strictly above the cheapest price included in j (fullness as the engine judges it under the scoring config). Quantiles: ${escapeXml(String(json.scoring.quantiles))}. Delay: ${escapeXml(String(json.scoring.delay))}.</p>
+<ul class="note">
+<li>Inclusion: a transaction priced p, submitted right after block t (at the estimate taken after ingesting t), is included in block j &gt; t iff block j was not full or p is strictly above the cheapest price included in j. Fullness follows the engine's rules under the scoring config.</li>
+<li>Within k: only blocks t with t + k inside the data are evaluated, so each k has N − k evaluations.</li>
+<li>Overpayment: ${escapeXml(String(json.scoring.overpayment))}.</li>
+<li>Quantiles: ${escapeXml(String(json.scoring.quantiles))}.</li>
+<li>Delay: ${escapeXml(String(json.scoring.delay))}.</li>
+</ul>
 </body></html>
 `
 }
