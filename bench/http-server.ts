@@ -1,0 +1,52 @@
+/**
+ * The server side of bench/http.ts, run in a child process so the load generator does not share
+ * its event loop. argv: `bare <body>` | `memory <chain.jsonl>` | `sqlite <ledger.db>`. Sends
+ * `{ url }` over IPC once listening on 127.0.0.1, exits on `stop`.
+ */
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createServer } from '../src/api/index.js'
+import { MemoryStore } from '../src/ledger/memory-store.js'
+import { SqliteStore } from '../src/ledger/sqlite-store.js'
+import type { LedgerStore } from '../src/ledger/store.js'
+
+const [kind, arg] = process.argv.slice(2) as [string, string]
+
+// `cpu` → the process's CPU time so far (µs, user + system): the parent divides the delta over a
+// run by the requests served, a per-request cost that other load on the machine barely moves.
+process.on('message', (m) => {
+  if (m !== 'cpu') return
+  const u = process.cpuUsage()
+  process.send?.({ cpu_us: u.user + u.system })
+})
+
+async function main(): Promise<void> {
+  if (kind === 'bare') {
+    // The reference: node:http answering a constant JSON body, the floor of any framework's cost.
+    const body = Buffer.from(arg)
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
+      res.end(body)
+    })
+    server.listen(0, '127.0.0.1', () => {
+      process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })
+    })
+    process.on('message', (m) => m === 'stop' && server.close(() => process.exit(0)))
+    return
+  }
+  const store: LedgerStore = kind === 'memory' ? await MemoryStore.fromJsonLines(arg) : SqliteStore.open(arg, { readonly: true })
+  const server = await createServer({ store })
+  const url = await server.listen({ port: 0, host: '127.0.0.1' })
+  process.send?.({ url })
+  process.on('message', async (m) => {
+    if (m !== 'stop') return
+    await server.close()
+    await store.close()
+    process.exit(0)
+  })
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,256 @@
+/**
+ * HTTP benchmark of the read API (autocannon on 127.0.0.1, bounded runs). In one run:
+ * requests/s of `GET /v1/estimate_gas_price` beside a bare `node:http` server answering a
+ * constant JSON body of the same bytes (ratio printed; target >= 0.8x), and requests/s of
+ * `by_version` and account listing over the memory and SQLite stores. Servers run in a child
+ * process each (bench/http-server.ts) so the load generator does not steal their event loop.
+ * Fixtures (the chain, the SQLite ledger, the request paths) are built before any run, seeded.
+ *
+ *   npx tsx bench/http.ts [--duration 5] [--connections 20] [--data data/chain.jsonl]
+ *
+ * Prints a markdown table; writes bench/results/http.json.
+ */
+import autocannon from 'autocannon'
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { parseAddress } from '../src/ledger/address.js'
+import { loadJsonLines } from '../src/ledger/load.js'
+import { SqliteStore } from '../src/ledger/sqlite-store.js'
+import type { BlockJson } from '../src/ledger/types.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '20' },
+    rounds: { type: 'string', default: '5' },
+    data: { type: 'string', default: join(here, '..', 'data', 'chain.jsonl') },
+  },
+})
+const DURATION = Number(values.duration)
+const CONNECTIONS = Number(values.connections)
+/**
+ * Alternating bare/estimate rounds. Each round's two runs are adjacent in time, so their ratio
+ * shares the machine's momentary load; the reported ratio is the median of the rounds' ratios.
+ */
+const ROUNDS = Number(values.rounds)
+const DATA = values.data as string
+
+/** Seeded PRNG (mulberry32), so every run asks for the same paths. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let t = Math.imul(s ^ (s >>> 15), 1 | s)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+}
+
+interface Fixture {
+  versions: string[]
+  accounts: string[]
+}
+
+/** Request paths drawn from the chain: retained versions, and senders weighted by activity. */
+function fixture(blocks: BlockJson[]): Fixture {
+  const r = rng(42)
+  const first = Number(blocks[0]?.first_version)
+  const last = Number(blocks[blocks.length - 1]?.last_version)
+  const senders: string[] = []
+  for (const b of blocks) for (const t of b.transactions) if (t.type === 'user_transaction' && (t.replay_protection_nonce ?? null) === null) senders.push(t.sender)
+  return {
+    versions: Array.from({ length: 4096 }, () => String(first + Math.floor(r() * (last - first + 1)))),
+    accounts: Array.from({ length: 4096 }, () => parseAddress(senders[Math.floor(r() * senders.length)] as string) as string),
+  }
+}
+
+interface Target {
+  url: string
+  child: ChildProcess
+}
+
+async function startServer(kind: 'bare' | 'memory' | 'sqlite', arg: string): Promise<Target> {
+  const child = fork(join(here, 'http-server.ts'), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { url: string }).url))
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
+  })
+  return { url, child }
+}
+
+/** The child's CPU time so far (µs). */
+async function cpuOf(t: Target): Promise<number> {
+  const reply = new Promise<number>((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
+        t.child.off('message', on)
+        resolve((m as { cpu_us: number }).cpu_us)
+      }
+    }
+    t.child.on('message', on)
+  })
+  t.child.send('cpu')
+  return reply
+}
+
+async function stopServer(t: Target): Promise<void> {
+  const exited = new Promise((r) => t.child.once('exit', r))
+  t.child.send('stop')
+  await exited
+}
+
+interface Row {
+  case: string
+  store: string
+  requests_per_sec: number
+  /** Server CPU time per request served (µs): robust to other load on a shared machine. */
+  server_cpu_us_per_request: number
+  latency_p50_ms: number
+  latency_p99_ms: number
+  non_2xx: number
+  errors: number
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
+}
+
+/** One bounded autocannon run after a 1 s warm-up; `paths` cycles through the request paths. */
+async function load(t: Target, paths: readonly string[], label: [string, string]): Promise<Row> {
+  let i = 0
+  const run = (duration: number) =>
+    autocannon({
+      url: t.url,
+      connections: CONNECTIONS,
+      duration,
+      requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }],
+    })
+  await run(1) // warm-up: JIT, caches, connection setup
+  const cpu0 = await cpuOf(t)
+  const r = await run(DURATION)
+  const cpu1 = await cpuOf(t)
+  const row: Row = {
+    case: label[0],
+    store: label[1],
+    requests_per_sec: Math.round(r.requests.average),
+    server_cpu_us_per_request: Number(((cpu1 - cpu0) / Math.max(1, r.requests.total)).toFixed(1)),
+    latency_p50_ms: r.latency.p50,
+    latency_p99_ms: r.latency.p99,
+    non_2xx: r.non2xx,
+    errors: r.errors,
+  }
+  console.error(`  ${row.case} (${row.store}): ${row.requests_per_sec} req/s, ${row.server_cpu_us_per_request} µs CPU/req`)
+  return row
+}
+
+/** The median row of repeated runs (by req/s; CPU per request is its own median). */
+function medianRow(rows: Row[]): Row {
+  const byRps = [...rows].sort((a, b) => a.requests_per_sec - b.requests_per_sec)
+  const mid = byRps[byRps.length >> 1] as Row
+  return {
+    ...mid,
+    requests_per_sec: Math.round(median(rows.map((r) => r.requests_per_sec))),
+    server_cpu_us_per_request: median(rows.map((r) => r.server_cpu_us_per_request)),
+    non_2xx: rows.reduce((s, r) => s + r.non_2xx, 0),
+    errors: rows.reduce((s, r) => s + r.errors, 0),
+  }
+}
+
+async function main(): Promise<void> {
+  const text = readFileSync(DATA, 'utf8')
+  const blocks = text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as BlockJson)
+  const fx = fixture(blocks)
+  const tmp = mkdtempSync(join(tmpdir(), 'ledger-gas-bench-'))
+  const db = join(tmp, 'ledger.db')
+  const sqlite = SqliteStore.open(db)
+  await loadJsonLines(DATA, sqlite)
+  sqlite.close()
+  const byVersion = fx.versions.map((v) => `/v1/transactions/by_version/${v}`)
+  const listing = fx.accounts.map((a) => `/v1/accounts/${a}/transactions`)
+  console.error(`http bench: ${blocks.length} blocks, ${DURATION} s per run, ${CONNECTIONS} connections, ${cpus().length} CPUs`)
+
+  const rows: Row[] = []
+  let estimateRow: Row
+  let bareRow: Row
+  let ratios: number[]
+  let cpuRatios: number[]
+  try {
+    const memory = await startServer('memory', DATA)
+    const body = await (await fetch(`${memory.url}/v1/estimate_gas_price`)).text()
+    const bare = await startServer('bare', body)
+    const estimateRuns: Row[] = []
+    const bareRuns: Row[] = []
+    const bareLabel: [string, string] = [`bare node:http, constant ${Buffer.byteLength(body)}-byte JSON`, '-']
+    for (let round = 0; round < ROUNDS; round++) {
+      bareRuns.push(await load(bare, ['/'], bareLabel))
+      estimateRuns.push(await load(memory, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'memory']))
+    }
+    await stopServer(bare)
+    ratios = estimateRuns.map((e, k) => e.requests_per_sec / Math.max(1, (bareRuns[k] as Row).requests_per_sec))
+    cpuRatios = estimateRuns.map((e, k) => (bareRuns[k] as Row).server_cpu_us_per_request / Math.max(0.001, e.server_cpu_us_per_request))
+    estimateRow = medianRow(estimateRuns)
+    bareRow = medianRow(bareRuns)
+    rows.push(bareRow, estimateRow)
+    rows.push(await load(memory, byVersion, ['GET /v1/transactions/by_version/{v}', 'memory']))
+    rows.push(await load(memory, listing, ['GET /v1/accounts/{a}/transactions', 'memory']))
+    await stopServer(memory)
+
+    const sql = await startServer('sqlite', db)
+    rows.push(await load(sql, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'sqlite']))
+    rows.push(await load(sql, byVersion, ['GET /v1/transactions/by_version/{v}', 'sqlite']))
+    rows.push(await load(sql, listing, ['GET /v1/accounts/{a}/transactions', 'sqlite']))
+    await stopServer(sql)
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+
+  const ratio = median(ratios)
+  const cpuRatio = median(cpuRatios)
+  const lines = [
+    `${blocks.length}-block chain, ${DURATION} s runs, ${CONNECTIONS} connections; estimate and bare: medians of ${ROUNDS} alternating rounds`,
+    '',
+    '| case | store | req/s | server CPU µs/req | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.case} | ${r.store} | ${r.requests_per_sec} | ${r.server_cpu_us_per_request} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.non_2xx} | ${r.errors} |`),
+    '',
+    `estimate_gas_price (memory) / bare node:http, median of per-round ratios: ${ratio.toFixed(2)}x req/s (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), ${cpuRatio.toFixed(2)}x by server CPU per request (target >= 0.80x: ${ratio >= 0.8 ? 'pass' : 'FAIL'})`,
+  ]
+  console.log(lines.join('\n'))
+  const out = join(here, 'results', 'http.json')
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(
+    out,
+    `${JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: cpus().length,
+        cpu_model: cpus()[0]?.model,
+        duration_s: DURATION,
+        connections: CONNECTIONS,
+        blocks: blocks.length,
+        rounds: ROUNDS,
+        rows,
+        estimate_vs_bare_ratio: Number(ratio.toFixed(3)),
+        estimate_vs_bare_round_ratios: ratios.map((r) => Number(r.toFixed(3))),
+        estimate_vs_bare_cpu_ratio: Number(cpuRatio.toFixed(3)),
+        target_ratio: 0.8,
+        pass: ratio >= 0.8,
+      },
+      null,
+      2,
+    )}\n`,
+  )
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
