@@ -80,6 +80,11 @@ export function toErrorReply(error: unknown): ErrorReply {
     return { status: row.status, body: { message: row.status === 500 ? INTERNAL_MESSAGE : error.message, error_code: row.error_code }, fault: row.status >= 500 }
   }
   const e = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError
+  // An over-long path segment is an unparsable path value like any other (the router's own 414
+  // would echo the whole URL back).
+  if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return { status: 400, body: { message: 'failed to parse path: a path parameter is too long', error_code: 'web_framework_error' }, fault: false }
+  }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500
   if (typeof e.code === 'string' && e.code.startsWith('FST_') && status >= 400 && status < 500 && typeof e.message === 'string') {
     return { status, body: { message: e.message, error_code: 'web_framework_error' }, fault: false }

@@ -102,7 +102,8 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   const fastify = Fastify({
     logger: options.logger ?? false,
     serverFactory: (handler) => createHttpServer((req, res) => (fastPath !== null && fastPath(req, res) ? undefined : handler(req, res))),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long enough that a wrong address (or u64) reaches the parser and gets its precise message.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
     // Requests that reach a closing server are still answered (in the spec's format), not 503'd raw.
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
@@ -134,7 +135,10 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   fastify.setValidatorCompiler(compileParamParser)
   fastify.setSerializerCompiler(() => (data) => JSON.stringify(data))
   fastify.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply))
-  fastify.setNotFoundHandler((request, reply) => sendError(new ApiError('route_not_found', `Route ${request.method}:${request.url} not found`), request, reply))
+  fastify.setNotFoundHandler((request, reply) => {
+    const url = request.url.length > 200 ? `${request.url.slice(0, 200)}…` : request.url
+    return sendError(new ApiError('route_not_found', `Route ${request.method}:${url} not found`), request, reply)
+  })
 
   const records: RouteRecord[] = []
   fastify.addHook('onRoute', (route) => {

@@ -19,9 +19,12 @@ describe('errors', () => {
     }
   })
 
-  it('a malformed URL is 400 web_framework_error JSON', async () => {
+  it('a malformed URL or an over-long path parameter is 400 web_framework_error JSON', async () => {
     const server = await serverOf(blocks)
     expectError(await get(server, '/v1/transactions/by_version/%E0%A4%A'), 400, 'web_framework_error')
+    expect(expectError(await get(server, `/v1/accounts/0x${'1'.repeat(300)}/transactions`), 400, 'web_framework_error').message).toContain('invalid account address')
+    const huge = expectError(await get(server, `/v1/transactions/by_version/${'9'.repeat(5000)}`), 400, 'web_framework_error')
+    expect(huge.message.length).toBeLessThan(100)
   })
 
   it('a failing store read is 500 internal_error without internals, keeping the ledger headers', async () => {
