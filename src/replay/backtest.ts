@@ -75,8 +75,10 @@ export class Backtest {
   constructor(options: BacktestOptions) {
     this.options = options
     const promised = options.strategies.flatMap((s) => [...s.promises.flatMap((p) => (p === null ? [] : [p.k])), ...s.sweep.map((p) => p.k)])
-    const tracks = options.strategies.reduce((n, s) => n + TIERS.length + s.sweep.length, 0)
-    this.scorer = new Scorer(tracks, [...options.ks, ...promised], options.config.min_gas_unit_price)
+    // tiers get every figure; calibration sweep tracks only need inclusion counts
+    const detailed: boolean[] = options.strategies.flatMap((s) => [...TIERS.map(() => true), ...s.sweep.map(() => false)])
+    this.scorer = new Scorer(detailed.length, [...options.ks, ...promised], options.config.min_gas_unit_price, (t) => detailed[t] === true)
+    const tracks = detailed.length
     this.prices = new Array<U64>(tracks).fill(0)
     const names = ['cutoff', ...options.strategies.flatMap((s) => TIERS.map((t) => `${s.name}|${t}`))]
     this.series = new DownsampledSeries(names, options.seriesBuckets ?? DEFAULT_SERIES_BUCKETS)

@@ -9,14 +9,17 @@ export const MAX_K = 10_000
 
 /** The scores of one price track (one tier of one strategy), indexed like `Scorer.ks`. */
 export interface TrackScore {
+  /** False for a track scored for inclusion only (no overpayment, no delay). */
+  detailed: boolean
   /** Blocks t with t + k inside the data. */
   evaluated: number[]
   /** Of those, how many had the track's price included within k blocks. */
   included: number[]
-  /** Overpayment p − p* in octas/gas unit, over the included evaluations. */
+  /** Overpayment p − p* in octas/gas unit, over the included evaluations (empty sketches when not detailed). */
   overpayment: QuantileSketch[]
   /** Relative overpayment (p − p*)/p*, over the included evaluations with p* > 0. */
   overpayment_ratio: QuantileSketch[]
+  /** Delays (all zero when not detailed). */
   delay: DelayTotals
 }
 
@@ -48,11 +51,16 @@ export class Scorer {
   private readonly prices: U64[]
   private readonly reqs: SuffixMin<Requirement>
   private readonly scores: TrackScore[]
-  private readonly pending: PendingInclusions[]
+  /** Delay trackers of the detailed tracks, `null` for inclusion-only ones. */
+  private readonly pending: (PendingInclusions | null)[]
   private n = 0
   private closed = false
 
-  constructor(tracks: number, ks: readonly number[], floor: U64) {
+  /**
+   * @param detailed Which tracks get overpayment and delay figures (default all); the others are
+   *   scored for inclusion only, which is what a calibration sweep needs.
+   */
+  constructor(tracks: number, ks: readonly number[], floor: U64, detailed: (track: number) => boolean = () => true) {
     const sorted = [...new Set(ks)].sort((a, b) => a - b)
     if (sorted.length === 0) throw new RangeError('Scorer: at least one k is needed')
     for (const k of sorted) if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new RangeError(`Scorer: k must be an integer from 1 to ${MAX_K}, got ${k}`)
@@ -62,13 +70,14 @@ export class Scorer {
     this.maxK = sorted[sorted.length - 1] as number
     this.prices = new Array<U64>((this.maxK + 1) * tracks).fill(0)
     this.reqs = new SuffixMin<Requirement>(this.maxK)
-    this.pending = Array.from({ length: tracks }, () => new PendingInclusions())
+    this.pending = Array.from({ length: tracks }, (_, t) => (detailed(t) ? new PendingInclusions() : null))
     this.scores = this.pending.map((p) => ({
+      detailed: p !== null,
       evaluated: sorted.map(() => 0),
       included: sorted.map(() => 0),
       overpayment: sorted.map(() => new QuantileSketch()),
       overpayment_ratio: sorted.map(() => new QuantileSketch()),
-      delay: p.totals,
+      delay: p?.totals ?? { included: 0, sum_delay: 0, max_delay: 0, censored: 0 },
     }))
   }
 
@@ -86,7 +95,7 @@ export class Scorer {
     if (prices.length !== this.tracks) throw new RangeError(`Scorer.push: expected ${this.tracks} prices, got ${prices.length}`)
     const i = this.n
     const T = this.tracks
-    for (let s = 0; s < T; s++) (this.pending[s] as PendingInclusions).include(req, i)
+    for (let s = 0; s < T; s++) this.pending[s]?.include(req, i)
     this.reqs.push(req)
     const ks = this.ks
     for (let x = 0; x < ks.length; x++) {
@@ -102,6 +111,7 @@ export class Scorer {
         score.evaluated[x] = (score.evaluated[x] as number) + 1
         if (p >= m) {
           score.included[x] = (score.included[x] as number) + 1
+          if (!score.detailed) continue
           const over = difference(p, pStar)
           ;(score.overpayment[x] as QuantileSketch).add(over)
           if (pStar > 0) (score.overpayment_ratio[x] as QuantileSketch).add(over / Number(pStar))
@@ -112,7 +122,7 @@ export class Scorer {
     for (let s = 0; s < T; s++) {
       const p = prices[s] as U64
       this.prices[base + s] = p
-      ;(this.pending[s] as PendingInclusions).add(p, i)
+      this.pending[s]?.add(p, i)
     }
     this.n++
   }
@@ -121,7 +131,7 @@ export class Scorer {
   close(): void {
     if (this.closed) return
     this.closed = true
-    for (const p of this.pending) p.close()
+    for (const p of this.pending) p?.close()
   }
 
   /** The scores of `track` (live; final after `close`). */

@@ -75,6 +75,18 @@ describe('scorer on hand-made blocks', () => {
     expect(sc.overpayment_ratio[0]?.quantile(0)).toBeCloseTo(99 / 201, 12)
   })
 
+  it('scores an inclusion-only track like a detailed one, without overpayment or delay figures', () => {
+    const s = new Scorer(2, [1, 2], 100, (t) => t === 0)
+    for (const [req, p] of [[0, 150], [151, 150], [150, 150], [0, 150]] as const) s.push(req, [p, p])
+    s.close()
+    expect(s.score(1).included).toEqual(s.score(0).included)
+    expect(s.score(1).evaluated).toEqual(s.score(0).evaluated)
+    expect(s.score(1).detailed).toBe(false)
+    expect(s.score(1).overpayment[0]?.count).toBe(0)
+    expect(s.score(1).delay).toEqual({ included: 0, sum_delay: 0, max_delay: 0, censored: 0 })
+    expect(s.score(0).delay.included).toBe(3)
+  })
+
   it('records no overpayment for a miss', () => {
     const s = new Scorer(1, [1], 100)
     s.push(0, [150])
