@@ -1,0 +1,122 @@
+/**
+ * Replay benchmarks, ratios within one run (absolute times drift on a shared machine):
+ *
+ * 1. Throughput: replaying block JSON Lines (read + split + JSON.parse + parseBlockJson + ingest)
+ *    against merely splitting the same file into lines and JSON.parse-ing each. Target >= 0.8x.
+ *    The full backtest (three strategies, scoring, report data) is timed beside them, for scale.
+ * 2. Memory: peak RSS of a backtest over 1,000,000 blocks against 100,000 blocks of the same
+ *    synthetic stream, each in a fresh child process (bench/replay-memory.ts). Target: within 10 MB.
+ *
+ * Fixture: data/chain.jsonl (the committed sample chain in the node's block JSON) when present,
+ * else the same chain generated from src/sim (seed 42) into a temporary file.
+ *
+ * Run: npx tsx bench/replay.ts [--quick]; results also go to bench/results/replay.json.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Bench } from 'tinybench'
+import { resolveConfig } from '../src/core/config.js'
+import { createEstimator } from '../src/core/estimator.js'
+import { readLines } from '../src/ledger/lines.js'
+import { readBlocks } from '../src/ledger/read-blocks.js'
+import { runBacktest } from '../src/replay/backtest.js'
+import { DEFAULT_STRATEGIES, parseStrategies } from '../src/replay/parse-strategies.js'
+import { openInput } from '../src/replay/read-input.js'
+import { chainLines } from '../src/sim/index.js'
+
+export interface ReplayBenchResult {
+  fixture: { path: string; blocks: number; bytes: number }
+  throughput: { name: string; ms_per_pass: number; blocks_per_s: number; mb_per_s: number; ratio_to_parse: number }[]
+  replay_ratio: number
+  replay_target_met: boolean
+  memory: { blocks: number; max_rss_bytes: number; peak_sampled_rss_bytes: number; retained_heap_bytes: number | null; seconds: number }[]
+  rss_growth_bytes: number
+  memory_target_met: boolean
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+function fixturePath(): string {
+  const sample = join(ROOT, 'data', 'chain.jsonl')
+  if (existsSync(sample)) return sample
+  const file = join(mkdtempSync(join(tmpdir(), 'ledger-gas-bench-')), 'chain.jsonl')
+  writeFileSync(file, [...chainLines({ blocks: 2000, seed: 42, scenario: 'mixed' })].map((l) => `${l}\n`).join(''))
+  return file
+}
+
+let sink = 0
+
+export async function runReplayBench(opts: { time?: number; memoryBlocks?: [number, number] } = {}): Promise<ReplayBenchResult> {
+  const file = fixturePath()
+  const bytes = statSync(file).size
+  let blocks = 0
+  for await (const _ of readLines(file)) blocks++
+  const config = resolveConfig()
+
+  const bench = new Bench({ time: opts.time ?? 3000, warmup: true, iterations: 5 })
+  bench.add('split lines + JSON.parse (baseline)', async () => {
+    for await (const { text } of readLines(file)) sink += (JSON.parse(text) as { transactions: unknown[] }).transactions.length
+  })
+  bench.add('replay: read + JSON.parse + parseBlockJson + ingest', async () => {
+    const e = createEstimator(config)
+    for await (const { block } of readBlocks(file)) e.ingest(block)
+    sink += e.estimate().gas_estimate as number
+  })
+  bench.add(`backtest (${DEFAULT_STRATEGIES}, k=1,3,10)`, async () => {
+    const input = await openInput(file, 'jsonl')
+    const r = await runBacktest(input.blocks, { strategies: parseStrategies(DEFAULT_STRATEGIES, config), ks: [1, 3, 10], config })
+    sink += r.blocks
+  })
+  await bench.run()
+  const mean = (i: number) => (bench.tasks[i]?.result as { latency: { mean: number } }).latency.mean
+  const base = mean(0)
+  const throughput = bench.tasks.map((t, i) => ({
+    name: t.name,
+    ms_per_pass: mean(i),
+    blocks_per_s: blocks / (mean(i) / 1000),
+    mb_per_s: bytes / 1e6 / (mean(i) / 1000),
+    ratio_to_parse: base / mean(i),
+  }))
+
+  const [small, large] = opts.memoryBlocks ?? [100_000, 1_000_000]
+  const memory = [small, large].map((n) => {
+    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(ROOT, 'bench', 'replay-memory.ts'), String(n)], { cwd: ROOT, encoding: 'utf8' })
+    return JSON.parse(out.trim().split('\n').pop() as string) as ReplayBenchResult['memory'][number]
+  })
+  const growth = (memory[1] as { max_rss_bytes: number }).max_rss_bytes - (memory[0] as { max_rss_bytes: number }).max_rss_bytes
+  const ratio = (throughput[1] as { ratio_to_parse: number }).ratio_to_parse
+  return {
+    fixture: { path: file, blocks, bytes },
+    throughput,
+    replay_ratio: ratio,
+    replay_target_met: ratio >= 0.8,
+    memory,
+    rss_growth_bytes: growth,
+    memory_target_met: growth <= 10 * 1024 * 1024,
+  }
+}
+
+function printReport(r: ReplayBenchResult): void {
+  const mb = (b: number) => (b / 1024 / 1024).toFixed(1)
+  console.log(`\n## Replay (fixture ${r.fixture.path}: ${r.fixture.blocks} blocks, ${mb(r.fixture.bytes)} MiB)\n`)
+  console.log('| pass | ms | blocks/s | MB/s | ratio to split+parse |')
+  console.log('|---|---:|---:|---:|---:|')
+  for (const t of r.throughput) console.log(`| ${t.name} | ${t.ms_per_pass.toFixed(1)} | ${Math.round(t.blocks_per_s)} | ${t.mb_per_s.toFixed(1)} | ${t.ratio_to_parse.toFixed(2)}x |`)
+  console.log(`\nreplay ratio ${r.replay_ratio.toFixed(2)}x (target >= 0.8x): ${r.replay_target_met ? 'met' : 'NOT met'}`)
+  console.log('\n| blocks | max RSS MiB | peak sampled RSS MiB | retained heap MiB | s |')
+  console.log('|---:|---:|---:|---:|---:|')
+  for (const m of r.memory) console.log(`| ${m.blocks} | ${mb(m.max_rss_bytes)} | ${mb(m.peak_sampled_rss_bytes)} | ${m.retained_heap_bytes === null ? '-' : mb(m.retained_heap_bytes)} | ${m.seconds.toFixed(1)} |`)
+  console.log(`\nRSS growth 100k → 1M blocks: ${mb(r.rss_growth_bytes)} MiB (target <= 10 MiB): ${r.memory_target_met ? 'met' : 'NOT met'}`)
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const quick = process.argv.includes('--quick')
+  const result = await runReplayBench(quick ? { time: 500, memoryBlocks: [10_000, 100_000] } : {})
+  printReport(result)
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
+  writeFileSync(join(ROOT, 'bench', 'results', 'replay.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...result }, null, 2)}\n`)
+  if (sink === -1) console.log(sink)
+}
