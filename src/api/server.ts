@@ -78,7 +78,8 @@ export interface ReadApiServer {
 /**
  * Creates the Chain Ledger Read API server (Fastify 5): account transactions, transaction by
  * version, gas price estimate, ledger info, block by height and the OpenAPI document, under
- * `/v1`. Feeds an estimator with the store's newest blocks before resolving.
+ * `/v1`. Feeds an estimator with the store's newest blocks before resolving (a store that
+ * cannot be read yet does not stop the server; its requests answer 503 until it can).
  *
  * @throws InvalidConfigError for a bad estimator config, page sizes, header prefix or endpoint name.
  * @example
@@ -177,7 +178,13 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     const info = await options.store.ledgerInfo()
     if (info !== null) await ctx.feed.syncTo(info)
   }
-  await sync()
+  try {
+    await sync()
+  } catch (error) {
+    // A store that fails now may recover: requests answer 503/500 meanwhile, and the estimate
+    // catches up on the first request that finds the ledger readable.
+    fastify.log.warn({ err: error }, 'could not read the ledger at startup')
+  }
 
   return {
     fastify,

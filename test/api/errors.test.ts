@@ -71,6 +71,17 @@ describe('errors', () => {
     }
   })
 
+  it('a store that fails at startup does not stop the server; it serves once the store recovers', async () => {
+    const store = faultyStore(storeOf(blocks))
+    store.fail.ledgerInfo = true
+    const server = await createServer({ store })
+    expectError(await get(server, '/v1/estimate_gas_price'), 503, 'internal_error')
+    store.fail.ledgerInfo = false
+    const res = await get(server, '/v1/estimate_gas_price')
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['x-node-block-height']).toBe('4')
+  })
+
   it('a server over an empty store starts, answers 503, then serves once blocks arrive', async () => {
     const store = new MemoryStore()
     const server = await createServer({ store })

@@ -98,7 +98,8 @@ export const run: Command = async (args, io) => {
     store = await MemoryStore.fromJsonLines(source)
   }
   try {
-    const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root) })
+    const version = root === undefined ? undefined : (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version
+    const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version })
     const address = await server.listen({ port, host })
     const info = await store.ledgerInfo()
     const extent = info === null ? 'empty ledger' : `blocks ${info.oldest_block_height}..${info.block_height}`
