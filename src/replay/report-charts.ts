@@ -17,10 +17,14 @@ const percent = (v: number) => `${Math.round(v * 100)}%`
 export function timeSeriesChart(result: BacktestResult, strategy: number): string {
   const s = result.strategies[strategy]
   if (s === undefined) throw new RangeError(`no strategy ${strategy}`)
-  const series = [
-    { label: 'realised cutoff', color: CUTOFF_COLOR, points: result.series.points(0), width: 1.2 },
-    ...TIERS.map((tier, j) => ({ label: tier, color: TIER_COLORS[tier], points: result.series.points(1 + strategy * TIERS.length + j), width: 1.6 })),
-  ]
+  const tiers = TIERS.map((tier, j) => ({ label: tier, color: TIER_COLORS[tier], points: result.series.points(1 + strategy * TIERS.length + j), width: 1.6 }))
+  const series = [{ label: 'realised cutoff', color: CUTOFF_COLOR, points: result.series.points(0), width: 1.2 }, ...tiers]
+  // a later tier drawn over an identical earlier one hides it: say so in the legend
+  const legend = series.map((x, i) => {
+    const same = tiers.filter((t, j) => j + 1 < i && samePoints(t.points, x.points)).map((t) => t.label)
+    const label = same.length === 0 ? x.label : same.length === 2 ? `${x.label} (all equal)` : `${x.label} = ${same[0]}`
+    return { label, color: x.color }
+  })
   const all = series.flatMap((x) => x.points)
   const ys = all.map((p) => p.y).filter((y) => y > 0)
   const lo = ys.length === 0 ? 1 : Math.max(1, Math.min(...ys) / 1.3)
@@ -44,8 +48,12 @@ export function timeSeriesChart(result: BacktestResult, strategy: number): strin
     sx,
     sy,
     body,
-    legend: series.map((x) => ({ label: x.label, color: x.color })),
+    legend,
   })
+}
+
+function samePoints(a: readonly { x: number; y: number }[], b: readonly { x: number; y: number }[]): boolean {
+  return a.length === b.length && a.every((p, i) => p.x === b[i]?.x && p.y === b[i]?.y)
 }
 
 /** Inclusion rate within each requested k, grouped by strategy, for one tier. */
