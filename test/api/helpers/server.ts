@@ -3,6 +3,7 @@ import { LEDGER_HEADER_SUFFIXES } from '../../../src/api/ledger-headers.js'
 import { MemoryStore } from '../../../src/ledger/memory-store.js'
 import type { LedgerStore } from '../../../src/ledger/store.js'
 import type { BlockJson } from '../../../src/ledger/types.js'
+import { expectSchema } from './schemas.js'
 
 /** A memory store holding `blocks`. */
 export function storeOf(blocks: readonly BlockJson[], chainId = 4): MemoryStore {
@@ -16,9 +17,25 @@ export async function serverOf(blocks: readonly BlockJson[], options: Partial<Se
   return createServer({ store: storeOf(blocks), ...options })
 }
 
-/** GET through `inject`. */
+/** The schema a response body of `url` must satisfy: the route's 200 schema, or the error object. */
+export function schemaFor(url: string, status: number): string | null {
+  if (status >= 400) return 'AptosError'
+  if (status !== 200) return null
+  const path = url.split('?')[0] as string
+  if (/^\/v1\/?$/.test(path)) return 'IndexResponse'
+  if (/^\/v1\/accounts\/[^/]+\/transactions\/?$/.test(path)) return 'Transaction[]'
+  if (path.startsWith('/v1/transactions/by_version/')) return 'Transaction'
+  if (path.startsWith('/v1/estimate_gas_price')) return 'GasEstimation'
+  if (path.startsWith('/v1/blocks/by_height/')) return 'Block'
+  return null
+}
+
+/** GET through `inject`; every JSON body is checked against its schema (200 body or error object). */
 export async function get(server: ReadApiServer, url: string) {
-  return server.fastify.inject({ method: 'GET', url })
+  const res = await server.fastify.inject({ method: 'GET', url })
+  const schema = schemaFor(url, res.statusCode)
+  if (schema !== null) expectSchema(schema, res.json())
+  return res
 }
 
 /** The seven ledger header names for a prefix, lower-cased as Node delivers them. */
