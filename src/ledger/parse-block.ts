@@ -118,6 +118,13 @@ export function parseBlockJson(value: unknown): ParsedBlock {
 }
 
 /**
+ * Address as written in `{address}::…` → `contractOf`'s answer. Entry functions come from a few
+ * modules, and the hex checks were half of parsing a block (bench/replay.ts); bounded by clearing.
+ */
+const CONTRACTS = new Map<string, string | null>()
+const CONTRACTS_LIMIT = 4096
+
+/**
  * The module address of an entry-function payload when it is not a framework address (Aptos
  * `parse_use_case` → `ContractAddress`), else `null` (framework → Platform; scripts, multisig and
  * other payloads → Others).
@@ -128,7 +135,13 @@ function contractOf(payload: unknown, field: string, fail: (f: string, m: string
   const fn = payload.function
   if (typeof fn !== 'string') return fail(`${field}.function`, `must be a string, got ${show(fn)}`)
   const sep = fn.indexOf('::')
-  const address = sep > 0 ? parseAddress(fn.slice(0, sep)) : undefined
+  const written = sep > 0 ? fn.slice(0, sep) : ''
+  const known = CONTRACTS.get(written)
+  if (known !== undefined) return known
+  const address = sep > 0 ? parseAddress(written) : undefined
   if (address === undefined) return fail(`${field}.function`, `must be {address}::{module}::{function}, got ${show(fn)}`)
-  return isSpecialAddress(address) ? null : address
+  const contract = isSpecialAddress(address) ? null : address
+  if (CONTRACTS.size >= CONTRACTS_LIMIT) CONTRACTS.clear()
+  CONTRACTS.set(written, contract)
+  return contract
 }
