@@ -1,14 +1,18 @@
 import { defineConfig } from 'tsup'
 
+const libraryEntries = {
+  index: 'src/index.ts',
+  'core/index': 'src/core/index.ts',
+  server: 'src/server.ts',
+  'replay/index': 'src/replay/index.ts',
+  'sim/index': 'src/sim/index.ts',
+}
+
 export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'core/index': 'src/core/index.ts',
-    'cli/main': 'src/cli/main.ts',
-  },
+  entry: { ...libraryEntries, 'cli/main': 'src/cli/main.ts' },
   format: ['esm'],
   target: 'node20',
-  dts: { entry: { index: 'src/index.ts', 'core/index': 'src/core/index.ts' } },
+  dts: { entry: libraryEntries },
   sourcemap: true,
   clean: true,
   splitting: true,

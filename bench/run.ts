@@ -1,14 +1,17 @@
 /**
- * `npm run bench`: runs the benchmarks, prints a table of ratios and writes bench/results/*.json.
- * `npm run bench -- core` runs one group (core, http, replay).
+ * `npm run bench`: runs every benchmark group, prints tables of ratios and writes
+ * bench/results/*.json. `npm run bench -- core http` runs only the groups named
+ * (core, http, replay, follow, load). Groups other than core run as child processes so one
+ * group's heap and JIT state do not colour another's figures.
  */
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { runCoreBench } from './core.js'
 
 const OUT = fileURLToPath(new URL('./results/', import.meta.url))
 const groups = process.argv.slice(2)
-const want = (g: string) => groups.length === 0 || groups.includes(g)
+const want = (g: string) => (groups.length === 0 && g !== 'load') || groups.includes(g)
 
 mkdirSync(OUT, { recursive: true })
 if (want('core')) {
@@ -18,4 +21,12 @@ if (want('core')) {
   console.log('|---|---:|---:|---|---|')
   for (const r of rows) console.log(`| ${r.name} | ${r.ns_per_block.toFixed(0)} | ${r.ratio.toFixed(2)}x | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`)
   writeFileSync(`${OUT}core.json`, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2))
+}
+
+for (const group of ['http', 'replay', 'follow', 'load']) {
+  const script = fileURLToPath(new URL(`./${group}.ts`, import.meta.url))
+  if (!want(group) || !existsSync(script)) continue
+  console.log(`\n## ${group}\n`)
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit' })
+  if (r.status !== 0) process.exitCode = 1
 }

@@ -1,39 +1,128 @@
 import { describe, expect, it } from 'vitest'
 import * as core from '../src/core/index.js'
 import * as root from '../src/index.js'
+import * as replay from '../src/replay/index.js'
+import * as server from '../src/server.js'
+import * as sim from '../src/sim/index.js'
 
 // The public surface changes only on purpose: update these lists in the same commit as the API.
 describe('public exports', () => {
   it('ledger-gas/core', () => {
-    expect(Object.keys(core).sort()).toEqual([
-      'DEFAULT_BUCKETS',
-      'DEFAULT_CONFIG',
-      'Estimator',
-      'FULLNESS_REASONS',
-      'InvalidBlockError',
-      'InvalidConfigError',
-      'LedgerGasError',
-      'MAX_BLOCK_HISTORY',
-      'SORTED_WINDOW_MAX',
-      'SlidingWindow',
-      'U64_MAX',
-      'addU64',
-      'createEstimator',
-      'createWindow',
-      'gasEstimateToJson',
-      'maxU64',
-      'nextBucket',
-      'parseU64',
-      'priceBlock',
-      'resolveConfig',
-      'stringifyExact',
-      'toU64',
-      'u64ToBigInt',
-    ])
+    expect(Object.keys(core).sort()).toMatchInlineSnapshot(`
+      [
+        "DEFAULT_BUCKETS",
+        "DEFAULT_CONFIG",
+        "Estimator",
+        "FULLNESS_REASONS",
+        "InvalidBlockError",
+        "InvalidConfigError",
+        "LedgerGasError",
+        "MAX_BLOCK_HISTORY",
+        "SORTED_WINDOW_MAX",
+        "SlidingWindow",
+        "U64_MAX",
+        "addU64",
+        "createEstimator",
+        "createWindow",
+        "gasEstimateToJson",
+        "maxU64",
+        "nextBucket",
+        "parseU64",
+        "priceBlock",
+        "resolveConfig",
+        "stringifyExact",
+        "toU64",
+        "u64ToBigInt",
+      ]
+    `)
   })
   it('ledger-gas (core plus the ledger parsing)', () => {
-    expect(Object.keys(root).sort()).toEqual(
-      [...Object.keys(core), 'InvalidDataError', 'LedgerContinuityError', 'isSpecialAddress', 'parseAddress', 'parseBlockJson', 'readBlocks', 'readLines', 'toBlockInput', 'toShortAddress'].sort(),
-    )
+    expect(Object.keys(root).filter((k) => !(k in core)).sort()).toMatchInlineSnapshot(`
+      [
+        "InvalidDataError",
+        "LedgerContinuityError",
+        "isSpecialAddress",
+        "parseAddress",
+        "parseBlockJson",
+        "readBlocks",
+        "readLines",
+        "toBlockInput",
+        "toShortAddress",
+      ]
+    `)
+    for (const k of Object.keys(core)) expect(root).toHaveProperty(k)
+  })
+  it('ledger-gas/server', () => {
+    expect(Object.keys(server).sort()).toMatchInlineSnapshot(`
+      [
+        "ApiError",
+        "COMPONENT_SCHEMAS",
+        "DEFAULT_CHAIN_ID",
+        "ENDPOINTS",
+        "ERROR_CODES",
+        "ERROR_MAP",
+        "LEDGER_HEADER_SUFFIXES",
+        "LedgerDatabaseError",
+        "MemoryStore",
+        "SqliteStore",
+        "createServer",
+        "ingestJsonLines",
+        "loadJsonLines",
+        "toErrorReply",
+      ]
+    `)
+  })
+  it('ledger-gas/replay', () => {
+    expect(Object.keys(replay).sort()).toMatchInlineSnapshot(`
+      [
+        "APTOS_PERCENTILES",
+        "AptosPercentileEstimator",
+        "Backtest",
+        "DEFAULT_STRATEGIES",
+        "DownsampledSeries",
+        "GETH_DEFAULTS",
+        "InvalidStrategyError",
+        "MAX_HEIGHT_GAP",
+        "MAX_K",
+        "QuantileSketch",
+        "STRATEGY_SYNTAX",
+        "SWEEP_Q",
+        "Scorer",
+        "TARGET_DEFAULT_PROMISES",
+        "TIERS",
+        "blockRequirement",
+        "createAptosStrategy",
+        "createGethStrategy",
+        "createTargetStrategy",
+        "cutoffPrice",
+        "detectFormat",
+        "formatTable",
+        "openInput",
+        "parseStrategies",
+        "percentileRank",
+        "readCsvBlocks",
+        "renderReport",
+        "runBacktest",
+        "toBacktestJson",
+      ]
+    `)
+  })
+  it('ledger-gas/sim', () => {
+    expect(Object.keys(sim).sort()).toMatchInlineSnapshot(`
+      [
+        "CHAIN_DEFAULTS",
+        "DEFAULT_LIMITS",
+        "EMPTY_EVENT_ROOT_HASH",
+        "ORDERLESS_SEQUENCE_NUMBER",
+        "REGIMES",
+        "REGIME_PROFILES",
+        "SCENARIOS",
+        "chainLines",
+        "createRng",
+        "demandAt",
+        "generateChain",
+        "resolveChainOptions",
+      ]
+    `)
   })
 })

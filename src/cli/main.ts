@@ -14,6 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   backtest: { summary: 'score estimators on recorded blocks', load: () => import('./commands/backtest.js') },
   ingest: { summary: 'append a chain file to a SQLite ledger', load: () => import('./commands/ingest.js') },
   serve: { summary: 'serve the read API', load: () => import('./commands/serve.js') },
+  follow: { summary: 'follow a node over HTTP and print estimates', load: () => import('./commands/follow.js') },
 }
 
 const USAGE = `usage: ledger-gas <command> [options]\n\ncommands:\n${Object.entries(COMMANDS)

@@ -4,8 +4,6 @@ import { InvalidBlockError } from './errors.js'
 import { nextBucket } from './next-bucket.js'
 import { addU64, parseU64, type U64 } from './u64.js'
 
-const MAX_SAFE = Number.MAX_SAFE_INTEGER
-
 function blockName(input: BlockInput): string {
   const h = parseU64(input.block_height)
   return h === undefined ? '(unreadable height)' : String(h)

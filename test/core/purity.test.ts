@@ -1,20 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
-const LAYERS = ['core', 'ledger', 'api', 'replay', 'sim', 'cli'] as const
-/** Which layers each layer may import (core → ledger → api / replay / sim → cli). */
+const LAYERS = ['core', 'ledger', 'api', 'replay', 'sim', 'follow', 'cli'] as const
+/** Which layers each layer may import (core → ledger → api / replay / sim / follow → cli). */
 const ALLOWED: Record<string, string[]> = {
   core: ['core'],
   ledger: ['core', 'ledger'],
   api: ['core', 'ledger', 'api'],
   replay: ['core', 'ledger', 'replay'],
   sim: ['core', 'ledger', 'sim'],
-  cli: ['core', 'ledger', 'api', 'replay', 'sim', 'cli'],
+  follow: ['core', 'ledger', 'follow'],
+  cli: ['core', 'ledger', 'api', 'replay', 'sim', 'follow', 'cli'],
 }
 
 function files(dir: string): string[] {
+  if (!existsSync(dir)) return []
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((d) => d.isFile() && d.name.endsWith('.ts'))
     .map((d) => `${d.parentPath ?? (d as unknown as { path: string }).path}/${d.name}`)
