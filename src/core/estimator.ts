@@ -1,4 +1,4 @@
-import type { BlockInput, FullnessReason, PricedBlock } from './block.js'
+import type { BlockInput, PricedBlock } from './block.js'
 import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from './config.js'
 import { InvalidBlockError } from './errors.js'
 import { nextBucket } from './next-bucket.js'
@@ -46,15 +46,7 @@ export interface EstimateExplain {
 }
 
 /** One retained block of the history view (a fee history Aptos does not offer). */
-export interface BlockHistoryEntry {
-  block_height: U64
-  epoch: U64
-  user_txns: number
-  gas_used: U64
-  cheapest_gas_unit_price: U64 | null
-  full: boolean
-  reason: FullnessReason
-  min_inclusion_price: U64
+export interface BlockHistoryEntry extends PricedBlock {
   /** True when the block is inside the prioritized (largest) window of the current estimate. */
   in_estimate: boolean
 }
