@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { createEstimator, gasEstimateToJson, type EstimatorConfigInput } from '../../../src/core/index.js'
+import { parseBlockJson } from '../../../src/ledger/parse-block.js'
+import type { BlockJson } from '../../../src/ledger/types.js'
+
+const CHAIN = fileURLToPath(new URL('../../../data/chain.jsonl', import.meta.url))
+let lines: string[] | undefined
+
+/**
+ * Blocks `from..to` (inclusive) of the sample chain (heights 1–2000, epochs of 400 blocks; a
+ * sustained congestion at 793–828 moves the estimate, surges at 481 and 1273 bring 300-txn
+ * blocks). Each call parses fresh objects, so a test may not change another's.
+ */
+export function sampleBlocks(from: number, to: number): BlockJson[] {
+  lines ??= readFileSync(CHAIN, 'utf8').split('\n')
+  return lines.slice(from - 1, to).map((l) => JSON.parse(l) as BlockJson)
+}
+
+/**
+ * The engine's estimate after each block of `blocks`, fed in order from the first: the plain
+ * reference a follower's updates are checked against (by height, as the wire JSON).
+ */
+export function estimatesByHeight(blocks: readonly BlockJson[], config: EstimatorConfigInput = {}): Map<string, string> {
+  const e = createEstimator(config)
+  const out = new Map<string, string>()
+  for (const b of blocks) {
+    e.ingest(parseBlockJson(b))
+    out.set(b.block_height, gasEstimateToJson(e.estimate()))
+  }
+  return out
+}
+
+/** Resolves after `ms`. */
+export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/** Polls `check` every 5 ms until it is true; fails after `timeoutMs` naming `what`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await delay(5)
+  }
+}
+
+/** Timers alive in this process (the follower must leave none behind once stopped). */
+export function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+}
