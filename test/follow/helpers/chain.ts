@@ -35,7 +35,7 @@ export function estimatesByHeight(blocks: readonly BlockJson[], config: Estimato
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Polls `check` every 5 ms until it is true; fails after `timeoutMs` naming `what`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+export async function until(check: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)

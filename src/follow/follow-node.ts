@@ -1,0 +1,338 @@
+import type { EstimatorConfig, EstimatorConfigInput } from '../core/config.js'
+import { InvalidBlockError, InvalidConfigError } from '../core/errors.js'
+import { createEstimator, type BlockHistoryEntry, type EstimateExplain, type Estimator } from '../core/estimator.js'
+import { toU64, type U64 } from '../core/u64.js'
+import type { GasEstimate } from '../core/wire.js'
+import { parseBlockJson, type ParsedBlock } from '../ledger/parse-block.js'
+import type { BlockJson } from '../ledger/types.js'
+import { resolveRetryPolicy, type RetryPolicy } from './backoff.js'
+import { NodeResponseError } from './errors.js'
+import type { EstimateUpdate, FollowEvent, SkipReason } from './events.js'
+import { fetchBlock, type BlockOutcome } from './fetch-block.js'
+import { DEFAULT_HEADER_PREFIXES, parseLedgerInfo, type NodePosition } from './ledger-info.js'
+import { NodeClient } from './node-client.js'
+import { sleep as realSleep, type Sleep } from './sleep.js'
+
+/** Options of `followNode`. Only `url` is required. */
+export interface FollowOptions {
+  /** The node's API base, `/v1` included: `https://fullnode.mainnet.aptoslabs.com/v1`. */
+  url: string
+  /** Estimator configuration (Aptos key names); use the node's to get the node's numbers. */
+  config?: EstimatorConfigInput | EstimatorConfig
+  /** Aborting it stops the follower: requests and waits end, `done` resolves. */
+  signal?: AbortSignal
+  /** Default: the global `fetch`. */
+  fetch?: typeof fetch
+  /** Wait between polls of `GET {url}/` once caught up. Default 1000. */
+  intervalMs?: number
+  /** Called with each new estimate: once when the backfill is done, then once per new block. */
+  onEstimate?: (update: EstimateUpdate) => void
+  /** Called for retries, skipped blocks, epoch changes and the like (see `formatFollowEvent`). */
+  onEvent?: (event: FollowEvent) => void
+  /** Retry bounds and backoff; see `DEFAULT_RETRY_POLICY`. */
+  retry?: Partial<RetryPolicy>
+  /** Per-request timeout, body included. Default 10000. */
+  timeoutMs?: number
+  /** Blocks requested at once while catching up (ingested in order regardless). Default 4. */
+  concurrency?: number
+  /** Blocks read before the first estimate, and the most the follower catches up block by block. Default `aggressive_block_history + 1`. */
+  backfillBlocks?: number
+  /** `limit` of each `/transactions` page when a block comes short. Default 100 (the Aptos maximum). */
+  pageSize?: number
+  /** Complete short blocks through `GET /transactions`; `false` makes a short block an error. Default `true`. */
+  pageTransactions?: boolean
+  /** Ledger header prefixes to read, case-insensitive. Default `['X-APTOS-', 'X-NODE-']`. */
+  headerPrefixes?: readonly string[]
+  /** Test seams: the wait between retries and polls, jitter, and the clock for HTTP-date `Retry-After`. */
+  sleep?: Sleep
+  random?: () => number
+  now?: () => number
+}
+
+/** A running follower: the local estimate, kept current from the node's blocks. */
+export interface Follower {
+  /** The current estimate (the engine's fallback before the first block). O(1). */
+  estimate(): GasEstimate
+  /** How the current estimate was derived (`Estimator.explain`). */
+  explain(): EstimateExplain
+  /** The retained blocks, oldest first (`Estimator.history`). */
+  history(): BlockHistoryEntry[]
+  /** Height and epoch the estimate is as of, `null` before the first block. */
+  readonly asOf: { block_height: U64; epoch: U64 } | null
+  /** HTTP requests sent so far, retries included. */
+  readonly requests: number
+  /** Resolves when the backfill is done; rejects if the follower ends first. */
+  readonly ready: Promise<void>
+  /** Resolves when the follower stops on abort or `stop()`; rejects with the error that ended it otherwise. */
+  readonly done: Promise<void>
+  /** Stops the follower; resolves as `done` does, once no request or timer is left. */
+  stop(): Promise<void>
+}
+
+function count(key: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  const v = value ?? fallback
+  if (!Number.isInteger(v) || v < min || v > max) throw new InvalidConfigError(key, `must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`)
+  return v
+}
+
+function checkUrl(url: unknown): string {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(String(url))
+  } catch {
+    parsed = undefined
+  }
+  if (typeof url !== 'string' || parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new InvalidConfigError('url', `must be an http(s) URL of the node's API, e.g. http://127.0.0.1:8080/v1, got ${JSON.stringify(url)}`)
+  }
+  return url
+}
+
+/**
+ * Follows a node over HTTP and keeps a gas estimate locally: reads the ledger info
+ * (`GET {url}/`), backfills the newest `aggressive_block_history + 1` blocks
+ * (`GET {url}/blocks/by_height/{h}?with_transactions=true`), then polls for new blocks and feeds
+ * each to the engine in height order. Works with an Aptos node and with `ledger-gas serve`.
+ *
+ * Resilience: network errors, timeouts, 429 and 5xx are retried with jittered exponential
+ * backoff, honouring `Retry-After`; a pruned (410) block is skipped; a 404 below the node's
+ * height is retried, then skipped as a gap; heights only ever increase; the same URL is never
+ * requested twice at once. Skips and retries are reported through `onEvent`.
+ *
+ * @throws InvalidConfigError for a bad option or estimator config.
+ * @example
+ * const follower = followNode({ url: 'https://fullnode.mainnet.aptoslabs.com/v1', signal })
+ * await follower.ready
+ * follower.estimate() // { deprioritized_gas_estimate: 100, gas_estimate: 100, prioritized_gas_estimate: 150 }
+ */
+export function followNode(options: FollowOptions): Follower {
+  return new NodeFollower(options)
+}
+
+class NodeFollower implements Follower {
+  readonly ready: Promise<void>
+  readonly done: Promise<void>
+  readonly #estimator: Estimator
+  readonly #client: NodeClient
+  readonly #controller = new AbortController()
+  readonly #url: string
+  readonly #intervalMs: number
+  readonly #concurrency: number
+  readonly #span: bigint
+  readonly #fetchOptions: { pageSize: number; pageTransactions: boolean }
+  readonly #sleep: Sleep
+  readonly #now: () => number
+  readonly #onEstimate: (update: EstimateUpdate) => void
+  readonly #onEvent: (event: FollowEvent) => void
+  /** Next height to ingest; everything below it was ingested or skipped. */
+  #next = 0n
+  /** The node's newest height and oldest retained height, as last heard (never lowered). */
+  #tip = -1n
+  #oldest = 0n
+  /** Whether each ingested block publishes an estimate (not while backfilling or catching up). */
+  #live = false
+  #resolveReady: () => void = () => {}
+
+  constructor(o: FollowOptions) {
+    this.#url = checkUrl(o.url)
+    this.#estimator = createEstimator((o.config ?? {}) as EstimatorConfigInput)
+    const retry = resolveRetryPolicy(o.retry)
+    this.#intervalMs = count('intervalMs', o.intervalMs, 1000, 0, 86_400_000)
+    this.#concurrency = count('concurrency', o.concurrency, 4, 1, 64)
+    this.#span = BigInt(count('backfillBlocks', o.backfillBlocks, this.#estimator.config.aggressive_block_history + 1, 1, 10_000_000))
+    this.#fetchOptions = { pageSize: count('pageSize', o.pageSize, 100, 1, 10_000), pageTransactions: o.pageTransactions ?? true }
+    this.#sleep = o.sleep ?? realSleep
+    this.#now = o.now ?? Date.now
+    this.#onEstimate = o.onEstimate ?? (() => {})
+    this.#onEvent = o.onEvent ?? (() => {})
+    this.#client = new NodeClient({
+      baseUrl: this.#url,
+      fetch: o.fetch ?? globalThis.fetch,
+      signal: this.#controller.signal,
+      retry,
+      timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1, 3_600_000),
+      headerPrefixes: o.headerPrefixes ?? DEFAULT_HEADER_PREFIXES,
+      sleep: this.#sleep,
+      random: o.random ?? Math.random,
+      now: this.#now,
+      onRetry: (event) => this.#onEvent(event),
+    })
+
+    const user = o.signal
+    const onUserAbort = () => this.#controller.abort(user?.reason)
+    if (user?.aborted) this.#controller.abort(user.reason)
+    else user?.addEventListener('abort', onUserAbort, { once: true })
+    let rejectReady: (reason: unknown) => void = () => {}
+    this.ready = new Promise((resolve, reject) => {
+      this.#resolveReady = resolve
+      rejectReady = reject
+    })
+    this.done = this.#run().then(
+      () => {},
+      async (error: unknown) => {
+        const stopped = this.#controller.signal.aborted
+        this.#controller.abort()
+        await this.#client.settled()
+        user?.removeEventListener('abort', onUserAbort)
+        // A no-op once the backfill is done.
+        rejectReady(stopped ? new Error('the follower stopped before its backfill was done') : error)
+        if (!stopped) throw error
+      },
+    )
+    // Both are also for callers who never look: a follower that ends is not an unhandled rejection.
+    this.ready.catch(() => {})
+    this.done.catch(() => {})
+  }
+
+  estimate(): GasEstimate {
+    return this.#estimator.estimate()
+  }
+
+  explain(): EstimateExplain {
+    return this.#estimator.explain()
+  }
+
+  history(): BlockHistoryEntry[] {
+    return this.#estimator.history()
+  }
+
+  get asOf(): { block_height: U64; epoch: U64 } | null {
+    const newest = this.#estimator.newest
+    return newest === undefined ? null : { block_height: newest.block_height, epoch: newest.epoch }
+  }
+
+  get requests(): number {
+    return this.#client.requests
+  }
+
+  stop(): Promise<void> {
+    this.#controller.abort()
+    return this.done
+  }
+
+  async #run(): Promise<void> {
+    const started = this.#now()
+    this.#observe(await this.#ledgerInfo())
+    const from = this.#tip + 1n - this.#span
+    this.#next = from > this.#oldest ? from : this.#oldest
+    this.#onEvent({ type: 'backfill', url: this.#url, from_height: toU64(this.#next), to_height: toU64(this.#tip < this.#next ? this.#next : this.#tip) })
+    await this.#advance()
+    this.#live = true
+    const asOf = this.asOf
+    this.#onEvent({ type: 'ready', block_height: asOf?.block_height ?? null, blocks_ingested: this.#estimator.blocksIngested, requests: this.requests, elapsed_ms: this.#now() - started })
+    this.#resolveReady()
+    this.#publish()
+    for (;;) {
+      if (this.#next > this.#tip) {
+        await this.#sleep(this.#intervalMs, this.#controller.signal)
+        this.#observe(await this.#ledgerInfo())
+        if (this.#next > this.#tip) continue
+      }
+      const caughtUp = this.#jump()
+      this.#live = caughtUp
+      await this.#advance()
+      if (!caughtUp) {
+        this.#live = true
+        this.#publish()
+      }
+    }
+  }
+
+  /** `GET {url}/`. @throws NodeResponseError when it is not the ledger info. */
+  async #ledgerInfo(): Promise<NodePosition> {
+    const answer = await this.#client.get('/', 'return')
+    if (answer.status !== 200) {
+      throw new NodeResponseError(answer.url, answer.status, `HTTP ${answer.status}: no ledger info here; the URL should be the API root, /v1 included`)
+    }
+    const info = parseLedgerInfo(answer.body)
+    if ('bad' in info) throw new NodeResponseError(answer.url, answer.status, `ledger info ${info.bad} must be a u64 decimal string, got ${JSON.stringify(info.value) ?? 'nothing'}`)
+    return info
+  }
+
+  /** Learns the node's position; heights heard only grow (a load-balanced node may lag its peers). */
+  #observe(p: NodePosition | null): void {
+    if (p === null) return
+    if (p.block_height > this.#tip) this.#tip = p.block_height
+    if (p.oldest_block_height > this.#oldest) this.#oldest = p.oldest_block_height
+  }
+
+  /**
+   * Moves `next` past what cannot or need not be read: blocks below the node's oldest, and all
+   * but the newest `span` when further behind. Returns false after a `behind` jump, when the
+   * estimate is only whole again once the span is read.
+   */
+  #jump(): boolean {
+    if (this.#oldest > this.#next) {
+      this.#skip(this.#next, this.#oldest - 1n, 'pruned', `the node's oldest block is now ${this.#oldest}`)
+      this.#next = this.#oldest
+    }
+    const behind = this.#tip + 1n - this.#next
+    if (behind <= this.#span) return true
+    const to = this.#tip + 1n - this.#span
+    this.#skip(this.#next, to - 1n, 'behind', `${behind} blocks behind; the newest ${this.#span} decide the estimate`)
+    this.#next = to
+    return false
+  }
+
+  /**
+   * Ingests heights `next..tip` in order while up to `concurrency` of them are fetched ahead;
+   * `tip` may grow meanwhile from the responses' ledger headers. Invariant: `next` only grows,
+   * so a block is never ingested out of order or twice.
+   */
+  async #advance(): Promise<void> {
+    const ahead = new Map<bigint, Promise<BlockOutcome>>()
+    while (this.#next <= this.#tip) {
+      const h = this.#next
+      for (let k = h; k <= this.#tip && k < h + BigInt(this.#concurrency); k++) {
+        if (ahead.has(k)) continue
+        const pending = fetchBlock(this.#client, k, this.#fetchOptions)
+        pending.catch(() => {})
+        ahead.set(k, pending)
+      }
+      const outcome = await (ahead.get(h) as Promise<BlockOutcome>)
+      ahead.delete(h)
+      this.#observe(outcome.position)
+      if (outcome.kind === 'block') {
+        if (outcome.pages > 0) this.#onEvent({ type: 'paged', block_height: toU64(h), pages: outcome.pages })
+        this.#next = h + 1n
+        this.#ingest(h, outcome.block)
+      } else if (outcome.kind === 'missing') {
+        this.#next = h + 1n
+        this.#skip(h, h, 'gap', outcome.message)
+      } else {
+        if (this.#oldest <= h) this.#observe(await this.#ledgerInfo())
+        const to = this.#oldest > h ? this.#oldest : h + 1n
+        this.#next = to
+        this.#skip(h, to - 1n, 'pruned', outcome.message)
+      }
+      for (const k of ahead.keys()) if (k < this.#next) ahead.delete(k)
+    }
+  }
+
+  #ingest(h: bigint, block: BlockJson): void {
+    let parsed: ParsedBlock
+    const previous = this.#estimator.newest
+    try {
+      parsed = parseBlockJson(block)
+      this.#estimator.ingest(parsed)
+    } catch (error) {
+      if (!(error instanceof InvalidBlockError)) throw error
+      this.#skip(h, h, 'invalid_block', error.message)
+      return
+    }
+    if (previous !== undefined && previous.epoch !== parsed.epoch) {
+      this.#onEvent({ type: 'epoch', block_height: parsed.block_height, from_epoch: previous.epoch, to_epoch: parsed.epoch })
+    }
+    if (this.#live) this.#publish()
+  }
+
+  #skip(from: bigint, to: bigint, reason: SkipReason, message: string): void {
+    this.#onEvent({ type: 'skip', from_height: toU64(from), to_height: toU64(to), reason, message })
+  }
+
+  #publish(): void {
+    const newest = this.#estimator.newest
+    if (newest === undefined) return
+    this.#onEstimate({ block_height: newest.block_height, epoch: newest.epoch, estimate: this.#estimator.estimate() })
+  }
+}

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest'
+import { gasEstimateToJson, InvalidConfigError } from '../../src/core/index.js'
+import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
+import type { EstimateUpdate, FollowEvent } from '../../src/follow/events.js'
+import { followNode, type FollowOptions } from '../../src/follow/follow-node.js'
+import { activeTimers, delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
+import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
+
+const SMALL = { low_block_history: 3, market_block_history: 5, aggressive_block_history: 10 }
+/** Heights 470–700 of the sample chain: the estimate moves during 793–828 only, so 780–860 for that. */
+const CHAIN = sampleBlocks(470, 700)
+const REFERENCE = estimatesByHeight(CHAIN, SMALL)
+
+function follow(node: FakeNode, options: Partial<FollowOptions> = {}) {
+  const events: FollowEvent[] = []
+  const updates: EstimateUpdate[] = []
+  const f = followNode({
+    url: 'http://node.test/v1',
+    fetch: node.fetch,
+    config: SMALL,
+    intervalMs: 5,
+    retry: { baseDelayMs: 1, maxDelayMs: 4 },
+    onEvent: (e) => events.push(e),
+    onEstimate: (u) => updates.push(u),
+    ...options,
+  })
+  const heights = () => f.history().map((b) => Number(b.block_height))
+  const skips = () => events.filter((e) => e.type === 'skip')
+  return { f, events, updates, heights, skips }
+}
+
+const blockPaths = (node: FakeNode) => node.paths.filter((p) => p.includes('/by_height/')).map((p) => Number(/by_height\/(\d+)/.exec(p)?.[1]))
+const fake = (o: Partial<FakeNodeOptions> = {}) => new FakeNode({ blocks: CHAIN, height: 495, ...o })
+
+describe('followNode: backfill and polling', () => {
+  it('reads the ledger info, backfills the newest aggressive_block_history + 1 blocks, then publishes one estimate per new block', async () => {
+    const node = fake()
+    const t = follow(node)
+    await t.f.ready
+    expect(node.paths[0]).toBe('/v1/')
+    expect(blockPaths(node)).toEqual([485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495])
+    expect(t.f.asOf).toEqual({ block_height: 495, epoch: 2 })
+    expect(t.updates.map((u) => u.block_height)).toEqual([495])
+    expect(gasEstimateToJson(t.f.estimate())).toBe(REFERENCE.get('495'))
+    expect(t.events[0]).toEqual({ type: 'backfill', url: 'http://node.test/v1', from_height: 485, to_height: 495 })
+    expect(t.events[1]).toMatchObject({ type: 'ready', block_height: 495, blocks_ingested: 11, requests: 12 })
+
+    node.height = 503
+    await until(() => t.f.asOf?.block_height === 503, 'block 503')
+    expect(t.updates.map((u) => u.block_height)).toEqual([495, 496, 497, 498, 499, 500, 501, 502, 503])
+    for (const u of t.updates) expect(gasEstimateToJson(u.estimate)).toBe(REFERENCE.get(String(u.block_height)))
+    expect(t.f.explain().as_of).toEqual({ block_height: 503, epoch: 2 })
+    await t.f.stop()
+    expect(node.duplicates).toBe(0)
+  })
+  it('on a chain shorter than the span, backfills from its oldest block', async () => {
+    const node = fake({ height: 474 })
+    const t = follow(node)
+    await t.f.ready
+    expect(blockPaths(node)).toEqual([470, 471, 472, 473, 474])
+    await t.f.stop()
+  })
+  it('waits for a load-balanced node that reports a lower height, never going back', async () => {
+    const node = fake()
+    const t = follow(node)
+    await t.f.ready
+    node.height = 490
+    await delay(40)
+    expect(t.f.asOf?.block_height).toBe(495)
+    node.height = 497
+    await until(() => t.f.asOf?.block_height === 497, 'block 497')
+    expect(t.heights()).toEqual([...Array(11).keys()].map((i) => 487 + i))
+    await t.f.stop()
+  })
+})
+
+describe('followNode: pruned blocks, gaps, falling behind, epochs', () => {
+  it.each([
+    ['X-APTOS-', 1],
+    ['x-node-', 1],
+    [null, 2],
+  ] as const)('a 410 for a pruned block skips forward to the oldest height and says so (headers %s: %i ledger-info reads)', async (prefix, infoReads) => {
+    let served = false
+    const node: FakeNode = fake({
+      prefix,
+      fault: (path) => {
+        // The node prunes below 490 right after the follower read its ledger info.
+        if (path === '/v1/' && !served) served = true
+        else if (served) node.oldest = 490
+        return undefined
+      },
+    })
+    const t = follow(node, { headerPrefixes: prefix === 'x-node-' ? ['X-NODE-'] : undefined })
+    await t.f.ready
+    expect(t.skips()).toEqual([{ type: 'skip', from_height: 485, to_height: 489, reason: 'pruned', message: 'Block(485) has been pruned' }])
+    expect(t.heights()).toEqual([490, 491, 492, 493, 494, 495])
+    expect(node.paths.filter((p) => p === '/v1/')).toHaveLength(infoReads)
+    await t.f.stop()
+  })
+  it('a 404 at or below the node’s height is retried, then skipped as a gap; later blocks still come in order', async () => {
+    const node = fake({ fault: (path) => (path.includes('/by_height/490?') ? answer(404, { message: 'Block not found by Block height(490)', error_code: 'block_not_found' }) : undefined) })
+    const t = follow(node)
+    await t.f.ready
+    expect(blockPaths(node).filter((h) => h === 490)).toHaveLength(4)
+    expect(t.events.filter((e) => e.type === 'retry' && e.status === 404)).toHaveLength(3)
+    expect(t.skips()).toEqual([{ type: 'skip', from_height: 490, to_height: 490, reason: 'gap', message: 'Block not found by Block height(490)' }])
+    expect(t.heights()).toEqual([485, 486, 487, 488, 489, 491, 492, 493, 494, 495])
+    await t.f.stop()
+  })
+  it('when the node’s oldest block moves past the next height, skips to it', async () => {
+    const node = fake()
+    const t = follow(node)
+    await t.f.ready
+    node.oldest = 505
+    node.height = 508
+    await until(() => t.f.asOf?.block_height === 508, 'block 508')
+    expect(t.skips()).toEqual([{ type: 'skip', from_height: 496, to_height: 504, reason: 'pruned', message: "the node's oldest block is now 505" }])
+    expect(blockPaths(node).filter((h) => h > 495)).toEqual([505, 506, 507, 508])
+    await t.f.stop()
+  })
+  it('far behind, reads only the newest span and publishes once, with the estimate of the node at that height', async () => {
+    const node = fake()
+    const t = follow(node)
+    await t.f.ready
+    node.height = 650
+    await until(() => t.f.asOf?.block_height === 650, 'block 650')
+    expect(t.skips()).toEqual([{ type: 'skip', from_height: 496, to_height: 639, reason: 'behind', message: '155 blocks behind; the newest 11 decide the estimate' }])
+    expect(blockPaths(node).filter((h) => h > 495)).toEqual([...Array(11).keys()].map((i) => 640 + i))
+    expect(t.updates.map((u) => u.block_height)).toEqual([495, 650])
+    expect(gasEstimateToJson(t.f.estimate())).toBe(REFERENCE.get('650'))
+    await t.f.stop()
+  })
+  it('an epoch change is reported; the engine then counts only the new epoch’s blocks', async () => {
+    const blocks = sampleBlocks(380, 420)
+    const node = new FakeNode({ blocks, height: 405 })
+    const t = follow(node)
+    await t.f.ready
+    expect(t.events.filter((e) => e.type === 'epoch')).toEqual([{ type: 'epoch', block_height: 401, from_epoch: 1, to_epoch: 2 }])
+    const explain = t.f.explain()
+    expect(explain.as_of).toEqual({ block_height: 405, epoch: 2 })
+    // Blocks 401–404 count (405 is the skipped newest one).
+    expect(explain.tiers?.prioritized.window_blocks).toBe(4)
+    expect(gasEstimateToJson(t.f.estimate())).toBe(estimatesByHeight(blocks, SMALL).get('405'))
+    await t.f.stop()
+  })
+  it('a block the engine cannot read is skipped and named; the next ones are ingested', async () => {
+    const bad = { ...CHAIN[490 - 470], transactions: [{ type: 'mystery_transaction', version: '1' }] }
+    const node = fake({ fault: (path) => (path.includes('/by_height/490?') ? answer(200, bad) : undefined) })
+    const t = follow(node)
+    await t.f.ready
+    expect(t.skips()).toMatchObject([{ from_height: 490, to_height: 490, reason: 'invalid_block', message: 'block 490: transactions[0].type: unknown transaction type "mystery_transaction"' }])
+    expect(t.heights()).not.toContain(490)
+    expect(t.f.asOf?.block_height).toBe(495)
+    await t.f.stop()
+  })
+})
+
+describe('followNode: in-flight requests', () => {
+  it('never has two requests for the same URL in flight, with blocks fetched 8 at a time while the chain grows', async () => {
+    const node = fake({ latencyMs: 3 })
+    const t = follow(node, { concurrency: 8, backfillBlocks: 60 })
+    await t.f.ready
+    for (let h = 500; h <= 560; h += 5) {
+      node.height = h
+      await delay(4)
+    }
+    await until(() => t.f.asOf?.block_height === 560, 'block 560')
+    await t.f.stop()
+    expect(node.duplicates).toBe(0)
+    const heights = blockPaths(node)
+    expect(new Set(heights).size).toBe(heights.length)
+    expect(t.heights()).toEqual([...Array(11).keys()].map((i) => 550 + i))
+  })
+})
+
+describe('followNode: stopping and failing', () => {
+  it('an abort during the backfill resolves `done`, rejects `ready`, and leaves no timer', async () => {
+    const before = activeTimers()
+    const node = fake({ latencyMs: 1000 })
+    const controller = new AbortController()
+    const t = follow(node, { signal: controller.signal })
+    await delay(20)
+    controller.abort()
+    await expect(t.f.done).resolves.toBeUndefined()
+    await expect(t.f.ready).rejects.toThrow(/stopped before its backfill/)
+    expect(activeTimers()).toBe(before)
+  })
+  it('an abort while waiting for the next poll ends at once, not after the interval', async () => {
+    const before = activeTimers()
+    const node = fake()
+    const t = follow(node, { intervalMs: 60_000 })
+    await t.f.ready
+    await delay(5)
+    const started = Date.now()
+    await t.f.stop()
+    expect(Date.now() - started).toBeLessThan(500)
+    expect(activeTimers()).toBe(before)
+  })
+  it('an already aborted signal: done resolves without a request', async () => {
+    const node = fake()
+    const t = follow(node, { signal: AbortSignal.abort() })
+    await t.f.done
+    expect(node.paths).toEqual([])
+  })
+  it('a node that stays down: `done` rejects with NodeUnavailableError after retries + 1 attempts', async () => {
+    const node = fake({ fault: () => answer(503, { message: 'overloaded' }) })
+    const t = follow(node, { retry: { retries: 3, baseDelayMs: 1, maxDelayMs: 2 } })
+    const error = await t.f.done.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NodeUnavailableError)
+    expect((error as NodeUnavailableError).attempts).toBe(4)
+    await expect(t.f.ready).rejects.toBe(error)
+    expect(t.events.filter((e) => e.type === 'retry')).toHaveLength(3)
+  })
+  it('a URL that is not the API root (404 for the ledger info) rejects `done` with NodeResponseError', async () => {
+    const node = fake({ fault: (path) => (path === '/v1/' ? answer(404, { message: 'Route GET:/v1/ not found' }) : undefined) })
+    const t = follow(node)
+    await expect(t.f.done).rejects.toThrow(NodeResponseError)
+    await expect(t.f.done).rejects.toThrow(/no ledger info here; the URL should be the API root, \/v1 included/)
+  })
+  it('a ledger info without u64 strings is refused, naming the field', async () => {
+    const node = fake({ fault: (path) => (path === '/v1/' ? answer(200, { block_height: 495, oldest_block_height: '1', epoch: '2' }) : undefined) })
+    await expect(follow(node).f.done).rejects.toThrow(/ledger info block_height must be a u64 decimal string, got 495/)
+  })
+  it.each([
+    [{ url: 'ftp://node.test/v1' }, 'url'],
+    [{ url: 'not a url' }, 'url'],
+    [{ concurrency: 0 }, 'concurrency'],
+    [{ intervalMs: -1 }, 'intervalMs'],
+    [{ backfillBlocks: 0 }, 'backfillBlocks'],
+    [{ retry: { retries: 1.5 } }, 'retry.retries'],
+    [{ config: { low_block_history: 0 } }, 'low_block_history'],
+  ] as const)('bad options %j throw InvalidConfigError for %s', (options, key) => {
+    const error = (() => {
+      try {
+        followNode({ url: 'http://node.test/v1', fetch: fake().fetch, ...options } as FollowOptions)
+      } catch (e) {
+        return e
+      }
+    })()
+    expect(error).toBeInstanceOf(InvalidConfigError)
+    expect((error as InvalidConfigError).key).toBe(key)
+  })
+})
