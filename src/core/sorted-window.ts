@@ -1,25 +1,26 @@
+import { compare } from './key.js'
 import type { U64 } from './u64.js'
 import type { OrderStatisticWindow } from './window.js'
 
 /**
- * Order-statistic window over a sorted typed array. Keys are held as doubles (exact for safe
- * integers; `Number()` of a bigint is monotonic, so doubles that differ decide the order) with
- * the exact bigint kept beside only once one has been pushed. A push replaces the evicted entry
- * by shifting the entries between its rank and the new value's rank by one: O(log W + d) for a
- * rank distance d <= W, a single memmove per array.
+ * Order-statistic window over a sorted typed array of values (a multiset; ties in any order).
+ * Keys are held as doubles, exact for safe integers; `Number()` of a bigint is monotonic, so
+ * doubles that differ decide the order, and the exact bigint is kept beside them only once one
+ * has been pushed. A push into a full window replaces one copy of the evicted value by the new
+ * value, moving only the entries whose values lie strictly between the two: O(log W + d), where
+ * d is small because block prices cluster on a few bucket values (d = 0 when they are equal).
  *
- * Invariant: entries [0, length) are sorted by (value, seq) and are exactly the values with
- * sequence numbers in (newestSeq - length, newestSeq].
+ * Invariant: `num[0, length)` is sorted and is the multiset of the values pushed with sequence
+ * numbers in (newestSeq - length, newestSeq], which also sit by slot `seq % capacity` in `slotNum`.
  */
 export class SortedWindow implements OrderStatisticWindow {
   readonly capacity: number
   private readonly num: Float64Array
-  private readonly seq: Float64Array
-  private readonly flags: Uint8Array
   private big: (bigint | undefined)[] | null = null
-  /** Per ring slot (seq % capacity): the value pushed there, to find it again on eviction. */
+  /** Per ring slot (seq % capacity): the value and flag pushed there, read back on eviction. */
   private readonly slotNum: Float64Array
   private readonly slotBig: (bigint | undefined)[]
+  private readonly slotFlag: Uint8Array
   private count = 0
   private last = -1
   private flagged = 0
@@ -27,10 +28,9 @@ export class SortedWindow implements OrderStatisticWindow {
   constructor(capacity: number) {
     this.capacity = capacity
     this.num = new Float64Array(capacity)
-    this.seq = new Float64Array(capacity)
-    this.flags = new Uint8Array(capacity)
     this.slotNum = new Float64Array(capacity)
     this.slotBig = new Array<bigint | undefined>(capacity).fill(undefined)
+    this.slotFlag = new Uint8Array(capacity)
   }
 
   get length(): number {
@@ -53,95 +53,102 @@ export class SortedWindow implements OrderStatisticWindow {
   }
 
   push(value: U64, seq: number, flag: boolean): void {
-    const isBig = typeof value === 'bigint'
-    const n = isBig ? Number(value) : value
-    if (isBig && this.big === null) this.big = new Array<bigint | undefined>(this.capacity).fill(undefined)
+    const b = typeof value === 'bigint' ? value : undefined
+    const n = b === undefined ? (value as number) : Number(b)
+    if (b !== undefined && this.big === null) this.big = new Array<bigint | undefined>(this.capacity).fill(undefined)
     const slot = seq % this.capacity
-    let hole: number
-    const full = this.count === this.capacity
-    if (full) {
-      hole = this.rank(this.slotNum[slot] as number, this.slotBig[slot], seq - this.capacity)
-      this.flagged -= this.flags[hole] as number
+    if (this.count === this.capacity) {
+      const on = this.slotNum[slot] as number
+      const ob = this.slotBig[slot]
+      this.flagged -= this.slotFlag[slot] as number
+      const c = compare(on, ob, n, b)
+      if (c < 0) {
+        // Old < new: drop the last copy of old, shift (old, new) down one, new goes before the first entry >= new.
+        const hole = this.upper(on, ob) - 1
+        const at = this.lower(n, b) - 1
+        this.shift(hole, hole + 1, at + 1)
+        this.set(at, n, b)
+      } else if (c > 0) {
+        // Old > new: drop the first copy of old, shift (new, old) up one, new goes after the last entry <= new.
+        const hole = this.lower(on, ob)
+        const at = this.upper(n, b)
+        this.shift(at + 1, at, hole)
+        this.set(at, n, b)
+      }
     } else {
-      hole = this.count // the free entry past the end; ranks below see only the held entries
+      const at = this.upper(n, b)
+      this.shift(at + 1, at, this.count)
+      this.set(at, n, b)
+      this.count++
     }
     this.slotNum[slot] = n
-    this.slotBig[slot] = isBig ? value : undefined
-    // Move the hole to the new value's rank: shift the entries in between by one.
-    let at = this.rank(n, isBig ? value : undefined, seq)
-    if (at > hole) {
-      at-- // entries after the hole move down one
-      this.shift(hole, hole + 1, at + 1)
-    } else if (at < hole) {
-      this.shift(at + 1, at, hole)
-    }
-    this.num[at] = n
-    this.seq[at] = seq
-    this.flags[at] = flag ? 1 : 0
-    if (this.big !== null) this.big[at] = isBig ? value : undefined
-    if (!full) this.count++
+    this.slotBig[slot] = b
+    this.slotFlag[slot] = flag ? 1 : 0
     this.flagged += flag ? 1 : 0
     this.last = seq
-  }
-
-  /** Moves entries [from, to) to start at `target` (one memmove per array; short runs by hand, as a builtin call costs more than a few element moves). */
-  private shift(target: number, from: number, to: number): void {
-    const { num, seq, flags, big } = this
-    if (to - from <= 16 && big === null) {
-      if (target < from) {
-        for (let i = from; i < to; i++) {
-          num[i - 1] = num[i] as number
-          seq[i - 1] = seq[i] as number
-          flags[i - 1] = flags[i] as number
-        }
-      } else {
-        for (let i = to - 1; i >= from; i--) {
-          num[i + 1] = num[i] as number
-          seq[i + 1] = seq[i] as number
-          flags[i + 1] = flags[i] as number
-        }
-      }
-      return
-    }
-    num.copyWithin(target, from, to)
-    seq.copyWithin(target, from, to)
-    flags.copyWithin(target, from, to)
-    big?.copyWithin(target, from, to)
   }
 
   valueAt(k: number): U64 {
     return this.big?.[k] ?? (this.num[k] as number)
   }
 
+  /** The oldest held sequence number whose value equals `valueAt(k)`. O(W): for explanations, not the hot path. */
   seqAt(k: number): number {
-    return this.seq[k] as number
+    const n = this.num[k] as number
+    const b = this.big?.[k]
+    for (let s = this.last - this.count + 1; s <= this.last; s++) {
+      const slot = s % this.capacity
+      if (this.slotNum[slot] === n && this.slotBig[slot] === b) return s
+    }
+    throw new Error('SortedWindow invariant broken: rank value not held')
   }
 
-  /**
-   * Number of held entries ordered before (n, b, s): the insertion rank of a new entry, or the
-   * index of an existing one. Binary search, O(log W).
-   */
-  private rank(n: number, b: bigint | undefined, s: number): number {
+  private set(i: number, n: number, b: bigint | undefined): void {
+    this.num[i] = n
+    if (this.big !== null) this.big[i] = b
+  }
+
+  /** Moves entries [from, to) by one place to `target` (= from ± 1); short runs by hand, as a builtin call costs more than a few moves. */
+  private shift(target: number, from: number, to: number): void {
+    if (to <= from) return
+    const { num, big } = this
+    if (to - from > 16 || big !== null) {
+      num.copyWithin(target, from, to)
+      big?.copyWithin(target, from, to)
+    } else if (target < from) {
+      for (let i = from; i < to; i++) num[i - 1] = num[i] as number
+    } else {
+      for (let i = to - 1; i >= from; i--) num[i + 1] = num[i] as number
+    }
+  }
+
+  /** First index whose value is >= (n, b). O(log W). */
+  private lower(n: number, b: bigint | undefined): number {
     let lo = 0
     let hi = this.count
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (this.before(mid, n, b, s)) lo = mid + 1
+      if (this.cmpAt(mid, n, b) < 0) lo = mid + 1
       else hi = mid
     }
     return lo
   }
 
-  /** Whether entry `i` orders strictly before (n, b, s). */
-  private before(i: number, n: number, b: bigint | undefined, s: number): boolean {
-    const ni = this.num[i] as number
-    if (ni !== n) return ni < n
-    const bi = this.big === null ? undefined : this.big[i]
-    if (bi !== undefined || b !== undefined) {
-      const ei: U64 = bi ?? ni
-      const e: U64 = b ?? n
-      if (ei !== e) return ei < e
+  /** First index whose value is > (n, b). O(log W). */
+  private upper(n: number, b: bigint | undefined): number {
+    let lo = 0
+    let hi = this.count
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.cmpAt(mid, n, b) <= 0) lo = mid + 1
+      else hi = mid
     }
-    return (this.seq[i] as number) < s
+    return lo
+  }
+
+  private cmpAt(i: number, n: number, b: bigint | undefined): number {
+    const ni = this.num[i] as number
+    if (ni !== n) return ni < n ? -1 : 1
+    return compare(ni, this.big === null ? undefined : this.big[i], n, b)
   }
 }

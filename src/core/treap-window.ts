@@ -1,31 +1,35 @@
-import type { OrderStatisticWindow } from './window.js'
+import { compare } from './key.js'
 import type { U64 } from './u64.js'
+import type { OrderStatisticWindow } from './window.js'
 
 /**
- * The newest `capacity` values of a stream, kept ordered for O(log W) order statistics: a treap
- * over (value, sequence number) whose nodes live in fixed typed arrays. The value pushed with
- * sequence number `s` occupies slot `s % capacity`, so pushing a value into a full window first
- * evicts the value pushed `capacity` sequence numbers earlier. Memory is fixed at construction;
- * push allocates nothing.
+ * Order-statistic window over a counted treap: one node per distinct value held, with its count
+ * and the subtree's total count, in fixed typed arrays (a free list reuses nodes). A push into a
+ * full window decrements the evicted value and increments the new one: O(1) when they are equal,
+ * else O(log D) expected for D distinct values held (D <= W). Keys as in `SortedWindow`: doubles,
+ * with the exact bigint beside them where one is large.
  *
- * Invariant: the treap holds exactly the values with sequence numbers in
- * `(lastSeq - size, lastSeq]`, in-order sorted by (value, seq), heap-ordered by priority.
+ * Invariant: the in-order traversal lists the distinct values held, ascending; `total[t]` is the
+ * sum of `cnt` over t's subtree; the multiset equals the values pushed with sequence numbers in
+ * (newestSeq - length, newestSeq], which also sit by slot `seq % capacity`.
  */
 export class TreapWindow implements OrderStatisticWindow {
   readonly capacity: number
-  /** Keys as doubles: exact for safe integers, order-preserving (non-strictly) for bigints. */
   private readonly keyNum: Float64Array
-  /** The exact key where it is a bigint, else undefined; consulted only when doubles tie. */
   private readonly keyBig: (bigint | undefined)[]
-  private readonly seqOf: Float64Array
+  private readonly cnt: Int32Array
+  private readonly total: Int32Array
   private readonly left: Int32Array
   private readonly right: Int32Array
-  private readonly size: Int32Array
   private readonly prio: Uint32Array
-  private readonly flag: Uint8Array
+  private readonly free: Int32Array
+  private freeTop = 0
+  private readonly slotNum: Float64Array
+  private readonly slotBig: (bigint | undefined)[]
+  private readonly slotFlag: Uint8Array
   private root = -1
   private count = 0
-  private lastSeq = -1
+  private last = -1
   private flagged = 0
   private rng = 0x9e3779b9
 
@@ -33,117 +37,92 @@ export class TreapWindow implements OrderStatisticWindow {
     this.capacity = capacity
     this.keyNum = new Float64Array(capacity)
     this.keyBig = new Array<bigint | undefined>(capacity).fill(undefined)
-    this.seqOf = new Float64Array(capacity)
+    this.cnt = new Int32Array(capacity)
+    this.total = new Int32Array(capacity)
     this.left = new Int32Array(capacity)
     this.right = new Int32Array(capacity)
-    this.size = new Int32Array(capacity)
     this.prio = new Uint32Array(capacity)
-    this.flag = new Uint8Array(capacity)
+    this.free = new Int32Array(capacity)
+    this.slotNum = new Float64Array(capacity)
+    this.slotBig = new Array<bigint | undefined>(capacity).fill(undefined)
+    this.slotFlag = new Uint8Array(capacity)
+    this.clear()
   }
 
-  /** Number of values held (at most `capacity`). */
   get length(): number {
     return this.count
   }
 
-  /** How many held values were pushed with `flag` set (e.g. full blocks). */
   get flaggedCount(): number {
     return this.flagged
   }
 
-  /** Sequence number of the newest value, or -1 when empty. */
   get newestSeq(): number {
-    return this.count === 0 ? -1 : this.lastSeq
+    return this.count === 0 ? -1 : this.last
   }
 
-  /** Empties the window; O(1). */
   clear(): void {
     this.root = -1
     this.count = 0
     this.flagged = 0
-    this.lastSeq = -1
+    this.last = -1
+    for (let i = 0; i < this.capacity; i++) this.free[i] = this.capacity - 1 - i
+    this.freeTop = this.capacity
   }
 
-  /**
-   * Adds `value` with sequence number `seq` (strictly greater than the previous one and
-   * consecutive to it while the window is non-empty), evicting the oldest value when full.
-   * O(log W) expected.
-   */
   push(value: U64, seq: number, flag: boolean): void {
+    const b = typeof value === 'bigint' ? value : undefined
+    const n = b === undefined ? (value as number) : Number(b)
     const slot = seq % this.capacity
     if (this.count === this.capacity) {
-      this.root = this.remove(this.root, slot)
-      this.flagged -= this.flag[slot] as number
-      this.count--
-    }
-    if (typeof value === 'number') {
-      this.keyNum[slot] = value
-      this.keyBig[slot] = undefined
+      const on = this.slotNum[slot] as number
+      const ob = this.slotBig[slot]
+      this.flagged -= this.slotFlag[slot] as number
+      if (compare(on, ob, n, b) !== 0) {
+        this.root = this.remove(this.root, on, ob)
+        this.root = this.insert(this.root, n, b)
+      }
     } else {
-      this.keyNum[slot] = Number(value)
-      this.keyBig[slot] = value
+      this.root = this.insert(this.root, n, b)
+      this.count++
     }
-    this.seqOf[slot] = seq
-    this.left[slot] = -1
-    this.right[slot] = -1
-    this.size[slot] = 1
-    this.flag[slot] = flag ? 1 : 0
+    this.slotNum[slot] = n
+    this.slotBig[slot] = b
+    this.slotFlag[slot] = flag ? 1 : 0
     this.flagged += flag ? 1 : 0
-    // xorshift32: deterministic priorities, no clock, no Math.random
-    let x = this.rng
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    this.rng = x >>> 0
-    this.prio[slot] = this.rng
-    this.root = this.insert(this.root, slot)
-    this.count++
-    this.lastSeq = seq
+    this.last = seq
   }
 
-  /** Value of rank `k` (0 = smallest) among the held values. Requires 0 <= k < length. O(log W). */
   valueAt(k: number): U64 {
-    const slot = this.slotAt(k)
-    return this.keyBig[slot] ?? (this.keyNum[slot] as number)
-  }
-
-  /** Sequence number of the value of rank `k` (ties: the older value ranks first). O(log W). */
-  seqAt(k: number): number {
-    return this.seqOf[this.slotAt(k)] as number
-  }
-
-  private slotAt(k: number): number {
     let t = this.root
     for (;;) {
       const l = this.left[t] as number
-      const ls = l < 0 ? 0 : (this.size[l] as number)
+      const ls = l < 0 ? 0 : (this.total[l] as number)
       if (k < ls) t = l
-      else if (k === ls) return t
+      else if (k < ls + (this.cnt[t] as number)) return this.keyBig[t] ?? (this.keyNum[t] as number)
       else {
-        k -= ls + 1
+        k -= ls + (this.cnt[t] as number)
         t = this.right[t] as number
       }
     }
   }
 
-  private less(a: number, b: number): boolean {
-    const na = this.keyNum[a] as number
-    const nb = this.keyNum[b] as number
-    if (na !== nb) return na < nb // Number() is monotonic, so differing doubles decide exactly
-    const ba = this.keyBig[a]
-    const bb = this.keyBig[b]
-    if (ba !== undefined || bb !== undefined) {
-      const ea = ba ?? na
-      const eb = bb ?? nb
-      if (ea !== eb) return ea < eb
+  /** The oldest held sequence number whose value equals `valueAt(k)`. O(W): for explanations, not the hot path. */
+  seqAt(k: number): number {
+    const v = this.valueAt(k)
+    const n = typeof v === 'bigint' ? Number(v) : v
+    const b = typeof v === 'bigint' ? v : undefined
+    for (let s = this.last - this.count + 1; s <= this.last; s++) {
+      const slot = s % this.capacity
+      if (this.slotNum[slot] === n && this.slotBig[slot] === b) return s
     }
-    return (this.seqOf[a] as number) < (this.seqOf[b] as number)
+    throw new Error('TreapWindow invariant broken: rank value not held')
   }
 
   private update(t: number): void {
     const l = this.left[t] as number
     const r = this.right[t] as number
-    this.size[t] = 1 + (l < 0 ? 0 : (this.size[l] as number)) + (r < 0 ? 0 : (this.size[r] as number))
+    this.total[t] = (this.cnt[t] as number) + (l < 0 ? 0 : (this.total[l] as number)) + (r < 0 ? 0 : (this.total[r] as number))
   }
 
   private rotateRight(t: number): number {
@@ -164,39 +143,76 @@ export class TreapWindow implements OrderStatisticWindow {
     return r
   }
 
-  private insert(t: number, n: number): number {
-    if (t < 0) return n
-    if (this.less(n, t)) {
-      this.left[t] = this.insert(this.left[t] as number, n)
+  /** Adds one copy of (n, b) to the subtree at t; returns its new root. */
+  private insert(t: number, n: number, b: bigint | undefined): number {
+    if (t < 0) {
+      const node = this.free[--this.freeTop] as number
+      this.keyNum[node] = n
+      this.keyBig[node] = b
+      this.cnt[node] = 1
+      this.total[node] = 1
+      this.left[node] = -1
+      this.right[node] = -1
+      let x = this.rng // xorshift32: deterministic priorities, no clock, no Math.random
+      x ^= x << 13
+      x ^= x >>> 17
+      x ^= x << 5
+      this.rng = x >>> 0
+      this.prio[node] = this.rng
+      return node
+    }
+    const c = compare(n, b, this.keyNum[t] as number, this.keyBig[t])
+    if (c === 0) {
+      this.cnt[t] = (this.cnt[t] as number) + 1
+      this.total[t] = (this.total[t] as number) + 1
+      return t
+    }
+    if (c < 0) {
+      this.left[t] = this.insert(this.left[t] as number, n, b)
       if ((this.prio[this.left[t] as number] as number) > (this.prio[t] as number)) return this.rotateRight(t)
     } else {
-      this.right[t] = this.insert(this.right[t] as number, n)
+      this.right[t] = this.insert(this.right[t] as number, n, b)
       if ((this.prio[this.right[t] as number] as number) > (this.prio[t] as number)) return this.rotateLeft(t)
     }
     this.update(t)
     return t
   }
 
-  private remove(t: number, n: number): number {
-    if (t === n) {
-      const l = this.left[t] as number
-      const r = this.right[t] as number
-      if (l < 0) return r
-      if (r < 0) return l
-      if ((this.prio[l] as number) > (this.prio[r] as number)) {
-        const top = this.rotateRight(t)
-        this.right[top] = this.remove(this.right[top] as number, n)
-        this.update(top)
-        return top
+  /** Removes one copy of (n, b), which is held, from the subtree at t; returns its new root. */
+  private remove(t: number, n: number, b: bigint | undefined): number {
+    const c = compare(n, b, this.keyNum[t] as number, this.keyBig[t])
+    if (c === 0) {
+      if ((this.cnt[t] as number) > 1) {
+        this.cnt[t] = (this.cnt[t] as number) - 1
+        this.total[t] = (this.total[t] as number) - 1
+        return t
       }
-      const top = this.rotateLeft(t)
-      this.left[top] = this.remove(this.left[top] as number, n)
+      return this.drop(t)
+    }
+    if (c < 0) this.left[t] = this.remove(this.left[t] as number, n, b)
+    else this.right[t] = this.remove(this.right[t] as number, n, b)
+    this.update(t)
+    return t
+  }
+
+  /** Rotates node t down to a leaf and frees it; returns the subtree's new root. */
+  private drop(t: number): number {
+    const l = this.left[t] as number
+    const r = this.right[t] as number
+    if (l < 0 || r < 0) {
+      this.keyBig[t] = undefined
+      this.free[this.freeTop++] = t
+      return l < 0 ? r : l
+    }
+    if ((this.prio[l] as number) > (this.prio[r] as number)) {
+      const top = this.rotateRight(t)
+      this.right[top] = this.drop(t)
       this.update(top)
       return top
     }
-    if (this.less(n, t)) this.left[t] = this.remove(this.left[t] as number, n)
-    else this.right[t] = this.remove(this.right[t] as number, n)
-    this.update(t)
-    return t
+    const top = this.rotateLeft(t)
+    this.left[top] = this.drop(t)
+    this.update(top)
+    return top
   }
 }

@@ -19,7 +19,7 @@ export interface OrderStatisticWindow {
   push(value: U64, seq: number, flag: boolean): void
   /** Value of rank `k` (0 = smallest); requires 0 <= k < length. */
   valueAt(k: number): U64
-  /** Sequence number of the value of rank `k` (ties: the older value ranks first). */
+  /** The oldest held sequence number whose value equals `valueAt(k)` (for explanations). */
   seqAt(k: number): number
   /** Empties the window. */
   clear(): void

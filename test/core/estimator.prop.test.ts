@@ -112,3 +112,23 @@ describe('estimator properties', () => {
     )
   })
 })
+
+describe('estimator with windows above SORTED_WINDOW_MAX (treap windows)', () => {
+  it('equals the reference over a long stream', () => {
+    fc.assert(
+      fc.property(fc.array(blockSpecArb(fc.constantFrom(100n, 150n, 299n, 1000n, 2n ** 64n - 1n, 123456n)), { minLength: 1300, maxLength: 1300 }), (specs) => {
+        const config = { low_block_history: 1030, market_block_history: 1100, aggressive_block_history: 1200, full_block_txns: 2, keep_history_across_epochs: true }
+        const e = createEstimator(config)
+        const ref = { ...createEstimator(config).config, min_gas_unit_price: 100n, buckets: [0n, 150n, 300n, 500n, 1000n, 3000n, 5000n, 10000n, 100000n, 1000000n], block_gas_limit: null, static_override: null }
+        const blocks = buildBlocks(specs)
+        const seen = []
+        for (const [i, b] of blocks.entries()) {
+          e.ingest(b.input)
+          seen.push(b.ref)
+          if (i % 97 === 0 || i === blocks.length - 1) expect(asBig(e)).toEqual(refEstimate(seen, ref))
+        }
+      }),
+      { numRuns: Math.max(3, Math.floor(NUM_RUNS / 20)) },
+    )
+  })
+})
