@@ -105,7 +105,7 @@ async function outcome(fn: () => unknown): Promise<string> {
 describe('stores against a plain reference ledger', () => {
   it('any sequence of appends (good and bad) and prunes leaves both stores answering exactly as the reference', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25, size: 'max' }), async (ops) => {
         const memory = new MemoryStore()
         const sqlite = SqliteStore.open(':memory:')
         const ref = new ReferenceLedger()

@@ -21,7 +21,7 @@ function run(reqs: Requirement[], tracks: U64[][], ks: number[], floor: U64): Sc
 describe('scorer properties', () => {
   it('equals the O(N²) reference: evaluated, included, overpayments and delays, for every k', () => {
     fc.assert(
-      fc.property(fc.array(reqArb, { maxLength: 80 }), ksArb, fc.constantFrom(0, 100), fc.integer({ min: 1, max: 3 }), fc.infiniteStream(priceArb), (reqs, ks, floor, T, stream) => {
+      fc.property(fc.array(reqArb, { maxLength: 80, size: 'max' }), ksArb, fc.constantFrom(0, 100), fc.integer({ min: 1, max: 3 }), fc.infiniteStream(priceArb), (reqs, ks, floor, T, stream) => {
         const tracks = Array.from({ length: T }, () => reqs.map(() => stream.next().value as number))
         const s = run(reqs, tracks, ks, floor)
         const sorted = [...new Set(ks)].sort((a, b) => a - b)
@@ -50,7 +50,7 @@ describe('scorer properties', () => {
 
   it('a higher constant price never has a lower inclusion rate or a longer mean delay', () => {
     fc.assert(
-      fc.property(fc.array(reqArb, { maxLength: 120 }), ksArb, priceArb, priceArb, (reqs, ks, a, b) => {
+      fc.property(fc.array(reqArb, { maxLength: 120, size: 'max' }), ksArb, priceArb, priceArb, (reqs, ks, a, b) => {
         const [lo, hi] = a <= b ? [a, b] : [b, a]
         const s = run(reqs, [reqs.map(() => lo), reqs.map(() => hi)], ks, 100)
         const L = s.score(0)
@@ -66,7 +66,7 @@ describe('scorer properties', () => {
 
   it('evaluates max(0, N − k) blocks for each k, whatever the prices', () => {
     fc.assert(
-      fc.property(fc.array(reqArb, { maxLength: 60 }), ksArb, (reqs, ks) => {
+      fc.property(fc.array(reqArb, { maxLength: 60, size: 'max' }), ksArb, (reqs, ks) => {
         const s = run(reqs, [reqs.map(() => 150)], ks, 100)
         s.ks.forEach((k, x) => expect(s.score(0).evaluated[x]).toBe(Math.max(0, reqs.length - k)))
       }),
@@ -76,7 +76,7 @@ describe('scorer properties', () => {
 
   it('inclusion within k is monotone in k, and included within k means a delay of at most k', () => {
     fc.assert(
-      fc.property(fc.array(reqArb, { minLength: 1, maxLength: 60 }), priceArb, (reqs, p) => {
+      fc.property(fc.array(reqArb, { minLength: 1, maxLength: 60, size: 'max' }), priceArb, (reqs, p) => {
         const ks = [1, 2, 3, 5, 8]
         const s = run(reqs, [reqs.map(() => p)], ks, 100)
         const ref = refScore(reqs, reqs.map(() => p), ks, 100)

@@ -76,7 +76,7 @@ describe('generateChain properties', { timeout: TIMEOUT }, () => {
     const txnArb = fc.record({ price: fc.constantFrom(100, 150, 300, 500, 1000, 1234), gas: fc.integer({ min: 1, max: 900 }) })
     const limitsArb = fc.record({ max_block_txns: fc.integer({ min: 1, max: 50 }), block_gas_limit: fc.integer({ min: 1, max: 20_000 }), block_output_limit: fc.constant(1e12) })
     fc.assert(
-      fc.property(fc.array(txnArb, { maxLength: 120 }), limitsArb, (specs, limits) => {
+      fc.property(fc.array(txnArb, { maxLength: 120, size: 'max' }), limitsArb, (specs, limits) => {
         const pool = new Mempool()
         const txns = specs.map((s, arrival): PendingTxn => ({ arrival, sender: arrival, sequence_number: 0, replay_protection_nonce: null, gas_unit_price: s.price, max_gas_amount: 1e6, gas_used: s.gas, expiration_timestamp_secs: 1e9, function: '0x1::m::f', type_arguments: [], arguments: [], output_bytes: 1 }))
         for (const t of txns) pool.add(t)
