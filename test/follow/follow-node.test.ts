@@ -3,7 +3,7 @@ import { gasEstimateToJson, InvalidConfigError } from '../../src/core/index.js'
 import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
 import type { EstimateUpdate, FollowEvent } from '../../src/follow/events.js'
 import { followNode, type FollowOptions } from '../../src/follow/follow-node.js'
-import { activeTimers, delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
+import { delay, estimatesByHeight, sampleBlocks, until, watchTimers } from './helpers/chain.js'
 import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
 
 const SMALL = { low_block_history: 3, market_block_history: 5, aggressive_block_history: 10 }
@@ -175,26 +175,31 @@ describe('followNode: in-flight requests', () => {
 
 describe('followNode: stopping and failing', () => {
   it('an abort during the backfill resolves `done`, rejects `ready`, and leaves no timer', async () => {
-    const before = activeTimers()
+    const timers = watchTimers(1000)
     const node = fake({ latencyMs: 1000 })
     const controller = new AbortController()
     const t = follow(node, { signal: controller.signal })
     await delay(20)
+    // The ledger-info request: its 10 s timeout and the fake node's 1 s latency.
+    expect(timers.pending()).toBe(2)
     controller.abort()
     await expect(t.f.done).resolves.toBeUndefined()
     await expect(t.f.ready).rejects.toThrow(/stopped before its backfill/)
-    expect(activeTimers()).toBe(before)
+    expect(timers.pending()).toBe(0)
+    timers.restore()
   })
   it('an abort while waiting for the next poll ends at once, not after the interval', async () => {
-    const before = activeTimers()
+    const timers = watchTimers(60_000)
     const node = fake()
     const t = follow(node, { intervalMs: 60_000 })
     await t.f.ready
     await delay(5)
+    expect(timers.pending()).toBe(1)
     const started = Date.now()
     await t.f.stop()
     expect(Date.now() - started).toBeLessThan(500)
-    expect(activeTimers()).toBe(before)
+    expect(timers.pending()).toBe(0)
+    timers.restore()
   })
   it('an already aborted signal: done resolves without a request', async () => {
     const node = fake()

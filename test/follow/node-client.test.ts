@@ -3,7 +3,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../src/follow/backoff
 import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
 import { NodeClient, type RetryEvent } from '../../src/follow/node-client.js'
 import { sleep } from '../../src/follow/sleep.js'
-import { activeTimers } from './helpers/chain.js'
+import { watchTimers } from './helpers/chain.js'
 import { answer } from './helpers/fake-node.js'
 
 const NOW = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')
@@ -134,23 +134,27 @@ describe('NodeClient in-flight de-duplication and abort', () => {
     expect(t.calls).toHaveLength(3)
   })
   it('an abort during a backoff wait rejects at once with the abort reason and leaves no timer', async () => {
-    const before = activeTimers()
+    // The backoff wait is 45 s (cap 60 s, jitter 0.5); the request's own timeout is 1 s.
+    const timers = watchTimers(30_000)
     const t = client(() => answer(503, {}), { realSleep: true, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } })
     const pending = t.c.get('/', 'return')
     await new Promise((r) => setTimeout(r, 20))
-    expect(activeTimers()).toBe(before + 1)
+    expect(timers.pending()).toBe(1)
     t.controller.abort(new Error('stop'))
     await expect(pending).rejects.toThrow('stop')
     await t.c.settled()
-    expect(activeTimers()).toBe(before)
+    expect(timers.pending()).toBe(0)
+    timers.restore()
   })
   it('an abort during a request rejects it and clears its timeout', async () => {
-    const before = activeTimers()
+    const timers = watchTimers(60_000)
     const t = client((_n, _url, signal) => new Promise<Response>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))), { realSleep: true, timeoutMs: 60_000 })
     const pending = t.c.get('/', 'return')
     await new Promise((r) => setTimeout(r, 10))
+    expect(timers.pending()).toBe(1)
     t.controller.abort(new Error('stop'))
     await expect(pending).rejects.toThrow('stop')
-    expect(activeTimers()).toBe(before)
+    expect(timers.pending()).toBe(0)
+    timers.restore()
   })
 })

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { vi } from 'vitest'
 import { createEstimator, gasEstimateToJson, type EstimatorConfigInput } from '../../../src/core/index.js'
 import { parseBlockJson } from '../../../src/ledger/parse-block.js'
 import type { BlockJson } from '../../../src/ledger/types.js'
@@ -43,7 +44,22 @@ export async function until(check: () => boolean, what: string, timeoutMs = 3000
   }
 }
 
-/** Timers alive in this process (the follower must leave none behind once stopped). */
-export function activeTimers(): number {
-  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+/**
+ * Watches the timers set from now on for at least `minMs` (long enough not to fire during a
+ * test): `pending()` counts those neither cleared nor fired, what would keep a process alive
+ * after a follower stopped. `restore()` ends the watch.
+ */
+export function watchTimers(minMs: number) {
+  const set = vi.spyOn(globalThis, 'setTimeout')
+  const clear = vi.spyOn(globalThis, 'clearTimeout')
+  return {
+    pending(): number {
+      const cleared = new Set(clear.mock.calls.map((c) => c[0]))
+      return set.mock.calls.filter((c, i) => (c[1] ?? 0) >= minMs && !cleared.has(set.mock.results[i]?.value)).length
+    },
+    restore(): void {
+      set.mockRestore()
+      clear.mockRestore()
+    },
+  }
 }
