@@ -6,6 +6,7 @@ import type { LedgerHeaders } from './ledger-headers.js'
 
 /** What the route handlers share: the store, the estimate, page sizes and the header builder. */
 export interface ApiContext {
+  /** The store behind `guardStore`: answers checked, asynchronous reads bounded by `storeTimeoutMs`. */
   store: LedgerStore
   feed: EstimateFeed
   headers: LedgerHeaders
@@ -13,6 +14,8 @@ export interface ApiContext {
   maxPageSize: number
   nodeRole: 'full_node' | 'validator'
   gitHash: string | undefined
+  /** Deadline of one asynchronous store read, and of the estimate's catch-up in a request. */
+  storeTimeoutMs: number
 }
 
 /** JSON content type of every body the API sends. */

@@ -16,10 +16,17 @@ export type SkipReporter = (height: U64, error: InvalidBlockError) => void
  * (someone else appended: the next request catches up from the store). Catching up reads only
  * the newest `aggressive_block_history + 1` blocks, which is all the estimate depends on.
  * Updates run one at a time; reads of `json` never wait.
+ *
+ * Invariant: `json` and `estimate()` are the estimate after a whole number of whole blocks the
+ * store holds, and change only when an update completes. A store append that throws leaves them
+ * as they were (the estimator sees a block only after the store took it); a catch-up that fails
+ * half-way publishes nothing, and the next one resumes from the last block ingested (or starts
+ * over when it had cleared the estimator).
  */
 export class EstimateFeed {
   /** The current estimate as its wire JSON (exact integers), ready to send. */
   json: string
+  private published: GasEstimate
   private readonly estimator: Estimator
   /** Height of the newest block the estimator has seen (ingested or skipped), `null` before any. */
   private fed: U64 | null = null
@@ -34,7 +41,8 @@ export class EstimateFeed {
   ) {
     this.estimator = createEstimator(config)
     this.span = BigInt(config.aggressive_block_history + 1)
-    this.json = gasEstimateToJson(this.estimator.estimate())
+    this.published = this.estimator.estimate()
+    this.json = gasEstimateToJson(this.published)
   }
 
   /** Height the estimate is at, `null` before the first block. */
@@ -42,9 +50,9 @@ export class EstimateFeed {
     return this.fed
   }
 
-  /** The current estimate. O(1). */
+  /** The current (last published) estimate. O(1). */
   estimate(): GasEstimate {
-    return this.estimator.estimate()
+    return this.published
   }
 
   /** Brings the estimate to `info.block_height`, reading missing blocks from the store. */
@@ -85,23 +93,22 @@ export class EstimateFeed {
     let from: bigint
     if (fed === null || target < fed || target - fed > this.span) {
       // Too far behind (or the store was replaced): the newest span of blocks gives the same estimate.
+      // `fed` is dropped with the state it described, so a failure below cannot leave it claiming blocks.
       this.estimator.clear()
+      this.fed = null
       const oldest = u64ToBigInt(info.oldest_block_height)
       const first = target - this.span + 1n
       from = first > oldest ? first : oldest
     } else {
       from = fed + 1n
     }
-    try {
-      for (let h = from; h <= target; h++) {
-        const height = toU64(h)
-        const block = await this.store.blockByHeight(height, true)
-        if (block !== null) this.ingest(parseIfPossible(block, height, this.onSkip))
-        this.fed = height
-      }
-    } finally {
-      this.publish()
+    for (let h = from; h <= target; h++) {
+      const height = toU64(h)
+      const block = await this.store.blockByHeight(height, true)
+      if (block !== null) this.ingest(parseIfPossible(block, height, this.onSkip))
+      this.fed = height
     }
+    this.publish()
   }
 
   private ingest(block: ParsedBlock | null): void {
@@ -116,7 +123,8 @@ export class EstimateFeed {
   }
 
   private publish(): void {
-    this.json = gasEstimateToJson(this.estimator.estimate())
+    this.published = this.estimator.estimate()
+    this.json = gasEstimateToJson(this.published)
   }
 }
 

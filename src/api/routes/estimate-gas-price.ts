@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { JSON_TYPE, readLedger, type ApiContext } from '../context.js'
+import { withDeadline } from '../store-guard.js'
 import type { LedgerInfo } from '../../ledger/store.js'
 import { ref } from '../schema/ref.js'
 import type { ApiRoute } from '../openapi.js'
@@ -15,7 +16,8 @@ export function estimateGasPriceRoute(ctx: ApiContext): ApiRoute {
     reply.header('content-type', JSON_TYPE)
     const fed = ctx.feed.height
     if (fed !== null && fed === info.block_height) return ctx.feed.json
-    return ctx.feed.syncTo(info).then(() => ctx.feed.json)
+    // Each store read of the catch-up is bounded; so is the whole, as the catch-up may queue behind another.
+    return withDeadline(ctx.feed.syncTo(info), ctx.storeTimeoutMs, 'estimate catch-up').then(() => ctx.feed.json)
   }
   return {
     method: 'GET',

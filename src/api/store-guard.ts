@@ -1,0 +1,123 @@
+import { parseU64, type U64 } from '../core/u64.js'
+import { parseAddress } from '../ledger/address.js'
+import type { LedgerInfo, LedgerStore, MaybePromise } from '../ledger/store.js'
+import type { BlockJson, TransactionJson } from '../ledger/types.js'
+import { ApiError } from './errors.js'
+
+/** Default of `storeTimeoutMs`: long enough for a slow disk, short enough that a client gets an answer. */
+export const DEFAULT_STORE_TIMEOUT_MS = 3000
+
+function isThenable<T>(value: MaybePromise<T>): value is Promise<T> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+}
+
+/**
+ * `promise`, or an `ApiError('store_timeout')` (503) once `ms` have passed without it settling.
+ * The work behind `promise` is not cancelled (a store has no way to be told); only the request
+ * stops waiting for it.
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError('store_timeout', `The ledger store did not answer within ${ms} ms`, { cause: what })), ms)
+  })
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
+}
+
+/** A store answer that breaks the store contract: a 500 whose message (logged, never sent) says how. */
+function garbage(what: string, detail: string): ApiError {
+  return new ApiError('internal_error', `store answered ${what} with ${detail}`)
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+/** A u64 in the canonical form the core holds (`parseU64` returns it unchanged). */
+const isU64 = (v: unknown): v is U64 => (typeof v === 'number' || typeof v === 'bigint') && parseU64(v) === v
+
+function checkInfo(info: unknown): LedgerInfo | null {
+  if (info === null) return null
+  const what = 'ledgerInfo()'
+  if (!isObject(info)) throw garbage(what, typeof info)
+  const c = info.chain_id
+  if (!(typeof c === 'number' && Number.isInteger(c) && c >= 0 && c <= 255)) throw garbage(what, 'a chain_id that is not a u8')
+  for (const key of ['epoch', 'ledger_version', 'oldest_ledger_version', 'ledger_timestamp_usec', 'block_height', 'oldest_block_height'] as const) {
+    if (!isU64(info[key])) throw garbage(what, `a ${key} that is not a u64`)
+  }
+  const i = info as unknown as LedgerInfo
+  if (i.oldest_ledger_version > i.ledger_version || i.oldest_block_height > i.block_height) throw garbage(what, 'an oldest version or height above the newest')
+  return i
+}
+
+function checkTxn(txn: unknown, version: U64): TransactionJson | null {
+  if (txn === null) return null
+  const what = `transactionByVersion(${version})`
+  if (!isObject(txn) || typeof txn.type !== 'string') throw garbage(what, 'something that is not a transaction')
+  if (txn.version !== String(version)) throw garbage(what, `the transaction of version ${JSON.stringify(txn.version)}`)
+  return txn as unknown as TransactionJson
+}
+
+function checkPage(page: unknown, address: string, start: U64, limit: number): TransactionJson[] {
+  const what = `accountTransactions(${address}, ${start}, ${limit})`
+  if (!Array.isArray(page)) throw garbage(what, typeof page)
+  if (page.length > limit) throw garbage(what, `${page.length} transactions`)
+  let previous: U64 | undefined
+  for (const txn of page as unknown[]) {
+    if (!isObject(txn) || txn.type !== 'user_transaction') throw garbage(what, 'an item that is not a user transaction')
+    const seq = parseU64(txn.sequence_number)
+    // Sequence numbers of an account's page are consecutive from `start` on (a pruned head may be missing).
+    if (seq === undefined || seq < start || (previous !== undefined && BigInt(seq) !== BigInt(previous) + 1n)) throw garbage(what, `sequence number ${JSON.stringify(txn.sequence_number)} out of order`)
+    if (typeof txn.sender !== 'string' || parseAddress(txn.sender) !== address) throw garbage(what, 'a transaction of another sender')
+    previous = seq
+  }
+  return page as TransactionJson[]
+}
+
+function checkSequenceNumber(seq: unknown, address: string): U64 {
+  if (!isU64(seq)) throw garbage(`accountSequenceNumber(${address})`, 'a value that is not a u64')
+  return seq
+}
+
+function checkBlock(block: unknown, height: U64, withTransactions: boolean): BlockJson | null {
+  if (block === null) return null
+  const what = `blockByHeight(${height})`
+  if (!isObject(block)) throw garbage(what, typeof block)
+  if (block.block_height !== String(height)) throw garbage(what, `the block at height ${JSON.stringify(block.block_height)}`)
+  const first = parseU64(block.first_version)
+  const last = parseU64(block.last_version)
+  if (first === undefined || last === undefined || last < first) throw garbage(what, 'a block without a version range')
+  if (!withTransactions) return block as unknown as BlockJson
+  const txns = block.transactions
+  // A whole block or none: one transaction per version of first..last, in order.
+  if (!Array.isArray(txns) || BigInt(txns.length) !== BigInt(last) - BigInt(first) + 1n) throw garbage(what, 'a block missing transactions')
+  const base = BigInt(first)
+  for (let i = 0; i < txns.length; i++) {
+    const t: unknown = txns[i]
+    if (!isObject(t) || t.version !== String(base + BigInt(i))) throw garbage(what, `transactions[${i}] out of place`)
+  }
+  return block as unknown as BlockJson
+}
+
+/**
+ * The store as the API reads it. Every read answer is checked against the store contract (a
+ * transaction of the version asked for, a whole block, a page of the account's consecutive
+ * sequence numbers, u64 values), so a store returning garbage gets a 500 rather than a wrong
+ * answer; and an asynchronous read that does not settle within `timeoutMs` becomes a 503, so a
+ * hanging store cannot hang a request. Synchronous answers stay synchronous (no timer, no
+ * promise): the hot paths over an in-process store pay a few type checks. Writes pass through.
+ *
+ * @example const store = guardStore(SqliteStore.open('ledger.db'), 3000)
+ */
+export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
+  function read<T>(answer: MaybePromise<unknown>, what: string, check: (value: unknown) => T): MaybePromise<T> {
+    return isThenable(answer) ? withDeadline(answer, timeoutMs, what).then(check) : check(answer)
+  }
+  return {
+    ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),
+    transactionByVersion: (version) => read(inner.transactionByVersion(version), 'transactionByVersion', (t) => checkTxn(t, version)),
+    accountTransactions: (address, start, limit) => read(inner.accountTransactions(address, start, limit), 'accountTransactions', (p) => checkPage(p, address, start, limit)),
+    accountSequenceNumber: (address) => read(inner.accountSequenceNumber(address), 'accountSequenceNumber', (s) => checkSequenceNumber(s, address)),
+    blockByHeight: (height, withTransactions) => read(inner.blockByHeight(height, withTransactions), 'blockByHeight', (b) => checkBlock(b, height, withTransactions)),
+    appendBlock: (block) => inner.appendBlock(block),
+    pruneBelow: (version) => inner.pruneBelow(version),
+    close: () => inner.close(),
+  }
+}
