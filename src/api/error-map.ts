@@ -44,12 +44,18 @@ export const ERROR_MAP: Readonly<Record<ApiErrorKind, { status: number; error_co
   invalid_input: { status: 400, error_code: 'invalid_input' },
   api_disabled: { status: 403, error_code: 'api_disabled' },
   route_not_found: { status: 404, error_code: 'web_framework_error' },
+  // Transport limits: HTTP's own statuses (the spec lists none for them), the spec's error object.
+  request_timeout: { status: 408, error_code: 'web_framework_error' },
+  uri_too_long: { status: 414, error_code: 'web_framework_error' },
+  headers_too_large: { status: 431, error_code: 'web_framework_error' },
+  malformed_request: { status: 400, error_code: 'web_framework_error' },
   transaction_not_found: { status: 404, error_code: 'transaction_not_found' },
   block_not_found: { status: 404, error_code: 'block_not_found' },
   version_pruned: { status: 410, error_code: 'version_pruned' },
   block_pruned: { status: 410, error_code: 'block_pruned' },
   internal_error: { status: 500, error_code: 'internal_error' },
   ledger_unavailable: { status: 503, error_code: 'internal_error' },
+  store_timeout: { status: 503, error_code: 'internal_error' },
 })
 
 /** Message of every 500: the cause goes to the log, never to the client. */
@@ -84,6 +90,10 @@ export function toErrorReply(error: unknown): ErrorReply {
   // would echo the whole URL back).
   if (e.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     return { status: 400, body: { message: 'failed to parse path: a path parameter is too long', error_code: 'web_framework_error' }, fault: false }
+  }
+  // Fastify's message quotes the whole path; the client knows what it sent.
+  if (e.code === 'FST_ERR_BAD_URL') {
+    return { status: 400, body: { message: 'failed to parse path: invalid percent-encoding', error_code: 'web_framework_error' }, fault: false }
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500
   if (typeof e.code === 'string' && e.code.startsWith('FST_') && status >= 400 && status < 500 && typeof e.message === 'string') {

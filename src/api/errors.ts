@@ -13,6 +13,14 @@ export type ApiErrorKind =
   | 'api_disabled'
   /** No route matches the method and path. */
   | 'route_not_found'
+  /** The request target is longer than the server's `maxUrlLength`. */
+  | 'uri_too_long'
+  /** The request line and headers are larger than Node's header limit (16 KiB). */
+  | 'headers_too_large'
+  /** The request was not received in full within the server's `requestTimeoutMs`. */
+  | 'request_timeout'
+  /** Bytes that are not an HTTP request. */
+  | 'malformed_request'
   | 'transaction_not_found'
   | 'block_not_found'
   | 'version_pruned'
@@ -21,6 +29,8 @@ export type ApiErrorKind =
   | 'internal_error'
   /** No ledger info: the store holds no block yet, or could not be read. */
   | 'ledger_unavailable'
+  /** An asynchronous store read did not settle within the server's `storeTimeoutMs`. */
+  | 'store_timeout'
 
 /**
  * An error the API answers with a spec error object. `code` is the kind; the message is safe to

@@ -9,7 +9,9 @@ import { JSON_TYPE, readLedger, type ApiContext } from './context.js'
 import { toErrorReply } from './error-map.js'
 import { ApiError } from './errors.js'
 import { EstimateFeed } from './estimate-feed.js'
+import { drainOnClose } from './drain.js'
 import { createEstimateFastPath } from './fast-path.js'
+import { checkLimit, clientErrorHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
 import { buildOpenApi, type ApiRoute, type RouteRecord, type RouteSchema } from './openapi.js'
 import { checkPageSizes, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page.js'
@@ -20,6 +22,7 @@ import { estimateGasPriceRoute } from './routes/estimate-gas-price.js'
 import { ledgerInfoRoute } from './routes/ledger-info.js'
 import { specRoute } from './routes/spec.js'
 import { transactionByVersionRoute } from './routes/transaction-by-version.js'
+import { DEFAULT_STORE_TIMEOUT_MS, guardStore } from './store-guard.js'
 
 /** The endpoints, by their Aptos operation ids; any of them can be disabled (403 `api_disabled`). */
 export const ENDPOINTS = ['get_ledger_info', 'get_account_transactions', 'get_transaction_by_version', 'estimate_gas_price', 'get_block_by_height', 'spec'] as const
@@ -52,6 +55,19 @@ export interface ServerOptions {
    * fast-path.ts); same bytes as the Fastify route. Default `true`.
    */
   fastPath?: boolean
+  /**
+   * Deadline (ms) of each asynchronous store read, and of the estimate's catch-up within a
+   * request: past it the request is answered 503 and the store's late answer is dropped.
+   * Synchronous stores (memory, SQLite) answer before a timer could fire. Default 3000.
+   */
+  storeTimeoutMs?: number
+  /** Longest request target (path + query) answered; longer → 414 `web_framework_error`. Default 2048. */
+  maxUrlLength?: number
+  /**
+   * Time (ms) a client has to send a whole request over a socket; slower → 408
+   * `web_framework_error` and the connection is closed. Default 10000.
+   */
+  requestTimeoutMs?: number
 }
 
 /** A read API server over a ledger store. */
@@ -93,6 +109,10 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   checkPageSizes(defaultPageSize, maxPageSize)
   const headerPrefix = options.headerPrefix ?? 'X-NODE-'
   const headers = new LedgerHeaders(headerPrefix)
+  const storeTimeoutMs = checkLimit('storeTimeoutMs', options.storeTimeoutMs ?? DEFAULT_STORE_TIMEOUT_MS)
+  const requestTimeoutMs = checkLimit('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS)
+  const urls = urlLimit(checkLimit('maxUrlLength', options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH, MAX_HEADER_BYTES))
+  const store = guardStore(options.store, storeTimeoutMs)
   const disabled = new Set<string>(options.disabled ?? [])
   for (const name of disabled) {
     if (!(ENDPOINTS as readonly string[]).includes(name)) throw new InvalidConfigError('disabled', `unknown endpoint ${JSON.stringify(name)}; known: ${ENDPOINTS.join(', ')}`)
@@ -100,9 +120,27 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
 
   // The fast path needs the context, which needs the Fastify logger: bound once both exist.
   let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null
+  // Once closing, every request goes through Fastify, which answers `connection: close`.
+  let closing = false
   const fastify = Fastify({
     logger: options.logger ?? false,
-    serverFactory: (handler) => createHttpServer((req, res) => (fastPath !== null && fastPath(req, res) ? undefined : handler(req, res))),
+    // Fastify leaves a factory-made server's timeouts alone. Node checks request timeouts only
+    // every `connectionsCheckingInterval` (30 s by default), so it is tied to the timeout.
+    serverFactory: (handler) => {
+      const server = createHttpServer(
+        {
+          requestTimeout: requestTimeoutMs,
+          headersTimeout: requestTimeoutMs,
+          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 2))),
+          maxHeaderSize: MAX_HEADER_BYTES,
+        },
+        (req, res) => (fastPath !== null && !closing && fastPath(req, res) ? undefined : handler(req, res)),
+      )
+      drainOnClose(server)
+      return server
+    },
+    rewriteUrl: urls.rewriteUrl,
+    clientErrorHandler,
     // Long enough that a wrong address (or u64) reaches the parser and gets its precise message.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
     // Requests that reach a closing server are still answered (in the spec's format), not 503'd raw.
@@ -110,13 +148,14 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
   })
   const ctx: ApiContext = {
-    store: options.store,
-    feed: new EstimateFeed(options.store, config, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`)),
+    store,
+    feed: new EstimateFeed(store, config, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`)),
     headers,
     defaultPageSize,
     maxPageSize,
     nodeRole: options.nodeRole ?? 'full_node',
     gitHash: options.gitHash,
+    storeTimeoutMs,
   }
 
   async function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -137,6 +176,8 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   fastify.setSerializerCompiler(() => (data) => JSON.stringify(data))
   fastify.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply))
   fastify.setNotFoundHandler((request, reply) => {
+    const tooLong = urls.rejection(request.raw)
+    if (tooLong !== undefined) return sendError(tooLong, request, reply)
     const url = request.url.length > 200 ? `${request.url.slice(0, 200)}…` : request.url
     return sendError(new ApiError('route_not_found', `Route ${request.method}:${url} not found`), request, reply)
   })
@@ -175,7 +216,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   if ((options.fastPath ?? true) && !disabled.has('estimate_gas_price')) fastPath = createEstimateFastPath(ctx)
 
   const sync = async () => {
-    const info = await options.store.ledgerInfo()
+    const info = await store.ledgerInfo()
     if (info !== null) await ctx.feed.syncTo(info)
   }
   try {
@@ -192,6 +233,9 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     sync,
     estimate: () => ctx.feed.estimate(),
     listen: (o = {}) => fastify.listen({ port: o.port ?? 8080, host: o.host ?? '127.0.0.1' }),
-    close: () => fastify.close(),
+    close: () => {
+      closing = true
+      return fastify.close()
+    },
   }
 }

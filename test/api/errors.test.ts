@@ -19,12 +19,25 @@ describe('errors', () => {
     }
   })
 
-  it('a malformed URL or an over-long path parameter is 400 web_framework_error JSON', async () => {
+  it('a malformed URL or an over-long path parameter is 400 web_framework_error JSON, without the URL echoed', async () => {
     const server = await serverOf(blocks)
-    expectError(await get(server, '/v1/transactions/by_version/%E0%A4%A'), 400, 'web_framework_error')
+    const bad = expectError(await get(server, '/v1/transactions/by_version/%E0%A4%A'), 400, 'web_framework_error')
+    expect(bad.message).toBe('failed to parse path: invalid percent-encoding')
     expect(expectError(await get(server, `/v1/accounts/0x${'1'.repeat(300)}/transactions`), 400, 'web_framework_error').message).toContain('invalid account address')
-    const huge = expectError(await get(server, `/v1/transactions/by_version/${'9'.repeat(5000)}`), 400, 'web_framework_error')
-    expect(huge.message.length).toBeLessThan(100)
+    const long = expectError(await get(server, `/v1/transactions/by_version/${'9'.repeat(1500)}`), 400, 'web_framework_error')
+    expect(long.message.length).toBeLessThan(100)
+  })
+
+  it('a URL over maxUrlLength is 414 web_framework_error JSON with ledger headers, whatever it names', async () => {
+    const server = await serverOf(blocks, { maxUrlLength: 100 })
+    for (const url of [`/v1/transactions/by_version/${'9'.repeat(200)}`, `/v1/estimate_gas_price?x=${'a'.repeat(100)}`, `/v1/nope/${'%zz'.repeat(50)}`]) {
+      const res = await get(server, url)
+      expect(expectError(res, 414, 'web_framework_error').message).toMatch(/^URI is \d+ characters long, more than the limit of 100$/)
+      for (const h of headerNames()) expect(res.headers[h]).toBeDefined()
+    }
+    const fits = `/v1/transactions/by_version/1?${'x'.repeat(100 - '/v1/transactions/by_version/1?'.length)}`
+    expect(fits.length).toBe(100)
+    expect((await get(server, fits)).statusCode).toBe(200)
   })
 
   it('a failing store read is 500 internal_error without internals, keeping the ledger headers', async () => {
@@ -114,6 +127,9 @@ describe('errors', () => {
       [{ defaultPageSize: 101 }, 'defaultPageSize'],
       [{ disabled: ['estimate'] }, 'disabled'],
       [{ estimator: { low_block_history: 0 } }, 'low_block_history'],
+      [{ storeTimeoutMs: 0 }, 'storeTimeoutMs'],
+      [{ requestTimeoutMs: 1.5 }, 'requestTimeoutMs'],
+      [{ maxUrlLength: 1e6 }, 'maxUrlLength'],
     ]
     for (const [options, key] of bad) {
       const err = await createServer({ store, ...options }).catch((e: unknown) => e)
