@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { access } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
 import { createServer } from '../../api/server.js'
+import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import { SqliteStore } from '../../ledger/sqlite-store.js'
 import type { LedgerStore } from '../../ledger/store.js'
@@ -11,8 +13,12 @@ import { loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 
+/** How long a shutdown waits for in-flight requests before closing their connections. */
+const SHUTDOWN_GRACE_MS = 10_000
+
 const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
+                        [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
 
 Serves the Chain Ledger Read API under /v1: account transactions, transactions by version,
 the gas price estimate, ledger info, blocks by height and the OpenAPI document (/v1/spec.json).
@@ -23,8 +29,12 @@ the gas price estimate, ledger info, blocks by height and the OpenAPI document (
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
   --config FILE.json    estimator configuration (Aptos key names)
+  --store-timeout MS    deadline of an asynchronous store read; past it → 503 (default ${DEFAULT_STORE_TIMEOUT_MS})
+  --request-timeout MS  time a client has to send its request; past it → 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})
+  --max-url-length N    longest URL answered; longer → 414 (default ${DEFAULT_MAX_URL_LENGTH})
 
-Stops on SIGINT/SIGTERM after in-flight requests finish.
+Stops on SIGINT/SIGTERM: stops accepting connections, lets in-flight requests finish (at
+most ${SHUTDOWN_GRACE_MS / 1000} s, then closes what is left) and exits 0.
 `
 
 /**
@@ -74,6 +84,9 @@ export const run: Command = async (args, io) => {
     host: { type: 'string' },
     'header-prefix': { type: 'string' },
     config: { type: 'string', short: 'c' },
+    'store-timeout': { type: 'string' },
+    'request-timeout': { type: 'string' },
+    'max-url-length': { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -82,6 +95,11 @@ export const run: Command = async (args, io) => {
   if (flags.data !== undefined && flags.db !== undefined) throw new UsageError('--data and --db cannot be used together')
   const port = intFlag(flags.port, 'port', 8080, 0, 65535)
   const host = flags.host ?? '127.0.0.1'
+  const limits = {
+    storeTimeoutMs: intFlag(flags['store-timeout'], 'store-timeout', DEFAULT_STORE_TIMEOUT_MS, 1, 2 ** 31 - 1),
+    requestTimeoutMs: intFlag(flags['request-timeout'], 'request-timeout', DEFAULT_REQUEST_TIMEOUT_MS, 1, 2 ** 31 - 1),
+    maxUrlLength: intFlag(flags['max-url-length'], 'max-url-length', DEFAULT_MAX_URL_LENGTH, 1, 16 * 1024),
+  }
   const config = await loadConfigFile(flags.config)
   const root = packageRoot()
 
@@ -99,7 +117,7 @@ export const run: Command = async (args, io) => {
   }
   try {
     const version = root === undefined ? undefined : (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version
-    const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version })
+    const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
     const address = await server.listen({ port, host })
     const info = await store.ledgerInfo()
     const extent = info === null ? 'empty ledger' : `blocks ${info.oldest_block_height}..${info.block_height}`
@@ -109,7 +127,13 @@ export const run: Command = async (args, io) => {
       else io.signal.addEventListener('abort', () => resolve(), { once: true })
     })
     io.stderr.write('ledger-gas serve: shutting down\n')
-    await server.close()
+    // A request stuck past the grace period (a client that stops reading) loses its connection.
+    const grace = setTimeout(() => server.fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS)
+    try {
+      await server.close()
+    } finally {
+      clearTimeout(grace)
+    }
   } finally {
     await store.close()
   }

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createServer } from '../../src/api/index.js'
+import type { U64 } from '../../src/core/u64.js'
+import type { LedgerInfo, LedgerStore } from '../../src/ledger/store.js'
+import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
+import { storeOf } from '../api/helpers/server.js'
+import { ChainBuilder } from '../ledger/fixtures.js'
+import { rawGet, refused, startServe, waitForStderr } from './helpers/child.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-shutdown-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Users in the big block: its JSON (~5 MB) is far more than loopback socket buffers hold. */
+const BIG_BLOCK_USERS = 4000
+const IN_FLIGHT = 8
+
+const chain = new ChainBuilder()
+const blocks = [
+  ...chain.blocks(3, () => [{ sender: 1 }]),
+  chain.block({ users: Array.from({ length: BIG_BLOCK_USERS }, (_, i) => ({ sender: 10 + (i % 50) })) }),
+  ...chain.blocks(3, () => [{ sender: 1 }]),
+]
+const data = join(dir, 'chain.jsonl')
+writeFileSync(data, blocks.map((b) => JSON.stringify(b)).join('\n') + '\n')
+
+describe('graceful shutdown of ledger-gas serve', () => {
+  it('on SIGTERM: stops accepting connections, every in-flight response completes with 200, then exits 0', { timeout: 30_000 }, async () => {
+    const serve = await startServe(['--data', data])
+    try {
+      // Responses held in flight: each client reads the head, then stops reading a ~5 MB body.
+      const exchanges = Array.from({ length: IN_FLIGHT }, () => rawGet(serve.port, '/v1/blocks/by_height/3?with_transactions=true', { pauseAfterHead: true }))
+      const heads = await Promise.all(exchanges.map((e) => e.head))
+      for (const h of heads) expect(h.status).toBe(200)
+      // Let the paused sockets' buffers fill, then prove the bodies are still in flight.
+      await new Promise((r) => setTimeout(r, 200))
+      for (const [i, e] of exchanges.entries()) expect(e.received()).toBeLessThan((heads[i] as { contentLength: number }).contentLength)
+
+      serve.child.kill('SIGTERM')
+      await waitForStderr(serve, /shutting down/)
+      // The listener is closed while the in-flight responses are still being written.
+      expect(await refused(serve.port)).toBe(true)
+      let exitedEarly = false
+      void serve.exited.then(() => (exitedEarly = true))
+      await new Promise((r) => setTimeout(r, 100))
+      expect(exitedEarly).toBe(false)
+
+      for (const e of exchanges) e.resume()
+      const answers = await Promise.all(exchanges.map((e) => e.done))
+      for (const a of answers) {
+        expect(a.status).toBe(200)
+        const block = JSON.parse(a.body.toString('utf8')) as { block_height: string; transactions: unknown[] }
+        expect(block.block_height).toBe('3')
+        expect(block.transactions).toHaveLength(BIG_BLOCK_USERS + 2)
+      }
+      const exit = await serve.exited
+      expect(exit).toEqual({ code: 0, signal: null })
+    } finally {
+      serve.child.kill('SIGKILL')
+    }
+  })
+})
+
+/** `inner` (synchronous) with every read made asynchronous and, once `gate()`d, held until `release()`; `waiting` counts held reads. */
+function gatedStore(inner: LedgerStore) {
+  let open: () => void = () => {}
+  const gate = new Promise<void>((r) => (open = r))
+  let waiting = 0
+  let gated = false
+  const hold = async <T>(read: () => T): Promise<T> => {
+    if (!gated) return read()
+    waiting++
+    await gate
+    return read()
+  }
+  const store: LedgerStore = {
+    ledgerInfo: () => hold(() => inner.ledgerInfo() as LedgerInfo | null),
+    transactionByVersion: (v) => hold(() => inner.transactionByVersion(v) as TransactionJson | null),
+    accountTransactions: (a, s, l) => hold(() => inner.accountTransactions(a, s, l) as TransactionJson[]),
+    accountSequenceNumber: (a) => hold(() => inner.accountSequenceNumber(a) as U64),
+    blockByHeight: (h, w) => hold(() => inner.blockByHeight(h, w) as BlockJson | null),
+    appendBlock: (b) => inner.appendBlock(b),
+    pruneBelow: (v) => inner.pruneBelow(v),
+    close: () => inner.close(),
+  }
+  return { store, gate: () => (gated = true), release: () => open(), waiting: () => waiting }
+}
+
+describe('graceful close of the server', () => {
+  it('close() with 60 requests waiting on a slow store: all answer 200 with the right body, and new connections are refused', async () => {
+    const small = new ChainBuilder().blocks(20, (i) => [{ sender: 1 + (i % 3) }])
+    const slow = gatedStore(storeOf(small))
+    const server = await createServer({ store: slow.store })
+    const url = await server.listen({ port: 0, host: '127.0.0.1' })
+    const port = Number(new URL(url).port)
+    slow.gate()
+    const paths = Array.from({ length: 60 }, (_, i) =>
+      [`/v1/transactions/by_version/${i}`, `/v1/accounts/0x${(1 + (i % 3)).toString(16)}/transactions?limit=3`, '/v1/estimate_gas_price', `/v1/blocks/by_height/${i % 20}`][i % 4] as string,
+    )
+    let arrived = 0
+    server.fastify.server.on('request', () => arrived++)
+    const pending = paths.map((p) => fetch(`${url}${p}`).then(async (r) => ({ status: r.status, body: await r.text() })))
+    // Every request received and waiting in the store (the estimate may read the ledger info twice).
+    while (arrived < paths.length || slow.waiting() < paths.length) await new Promise((r) => setTimeout(r, 5))
+
+    const closing = server.close()
+    await new Promise((r) => setTimeout(r, 50))
+    expect(await refused(port)).toBe(true)
+    slow.release()
+    const answers = await Promise.all(pending)
+    for (const [i, a] of answers.entries()) {
+      expect(a.status).toBe(200)
+      if (i % 4 === 0) expect((JSON.parse(a.body) as { version: string }).version).toBe(String(i))
+    }
+    await closing
+  })
+})
