@@ -2,6 +2,7 @@ import { InvalidBlockError } from '../core/errors.js'
 import { addU64, parseU64, type U64 } from '../core/u64.js'
 import { parseAddress, toShortAddress } from './address.js'
 import { LedgerContinuityError } from './errors.js'
+import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { parseBlockJson, type ParsedBlock } from './parse-block.js'
 import type { BlockJson, TransactionJson } from './types.js'
 import { u64Distance } from './u64-distance.js'
@@ -59,7 +60,22 @@ function show(v: unknown): string {
 }
 
 /**
- * Validates a block on its own: `parseBlockJson`'s checks, plus `block_hash` (`0x` + 64 hex),
+ * Refuses a block with more than `maxTransactions` transactions, before anything reads them.
+ *
+ * @throws InvalidBlockError naming the block and `transactions`.
+ */
+export function checkBlockSize(block: unknown, maxTransactions: number): void {
+  const b = (typeof block === 'object' && block !== null ? block : {}) as Obj
+  const txns = b.transactions
+  if (Array.isArray(txns) && txns.length > maxTransactions) {
+    const name = typeof b.block_height === 'string' ? b.block_height.slice(0, 24) : '?'
+    throw new InvalidBlockError(name, 'transactions', `has ${txns.length} transactions, more than the limit of ${maxTransactions} per block (max block transactions)`)
+  }
+}
+
+/**
+ * Validates a block on its own: at most `maxTransactions` transactions (`checkBlockSize`),
+ * `parseBlockJson`'s checks, plus `block_hash` (`0x` + 64 hex),
  * `block_timestamp` (u64), one transaction per version of `first_version..last_version` with
  * each `version` written exactly as `first_version + index`, and for each user transaction a
  * valid `sender`, a u64 `sequence_number` and a `replay_protection_nonce` that is absent, null
@@ -67,7 +83,8 @@ function show(v: unknown): string {
  *
  * @throws InvalidBlockError naming the block and the field.
  */
-export function checkBlock(block: unknown): CheckedBlock {
+export function checkBlock(block: unknown, maxTransactions: number = DEFAULT_MAX_BLOCK_TRANSACTIONS): CheckedBlock {
+  checkBlockSize(block, maxTransactions)
   const parsed = parseBlockJson(block)
   const b = block as Obj
   const name = String(parsed.block_height)
@@ -176,12 +193,13 @@ export interface PreparedBlock extends CheckedBlock {
 }
 
 /**
- * Every append rule, in the order the stores apply them: the block on its own, continuity with
+ * Every append rule, in the order the stores apply them: the block on its own (at most
+ * `maxTransactions` transactions), continuity with
  * `tip`, then the senders' sequence numbers. Reads the ledger only through `tip` and `nextOf`,
  * so a store can call it before writing anything.
  */
-export function prepareAppend(block: BlockJson, tip: LedgerTip | null, nextOf: (address: string) => U64 | undefined): PreparedBlock {
-  const checked = checkBlock(block)
+export function prepareAppend(block: BlockJson, tip: LedgerTip | null, nextOf: (address: string) => U64 | undefined, maxTransactions: number = DEFAULT_MAX_BLOCK_TRANSACTIONS): PreparedBlock {
+  const checked = checkBlock(block, maxTransactions)
   checkContinuity(checked.parsed, tip)
   return { ...checked, nextSequenceNumbers: checkSequenceNumbers(checked, nextOf) }
 }

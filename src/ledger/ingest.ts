@@ -1,7 +1,6 @@
 import { checkBlock, checkContinuity, type LedgerTip } from './append-rules.js'
 import { InvalidDataError } from './errors.js'
-import { readLines } from './lines.js'
-import { parseJsonLine, sourceName, toInvalidData, type LoadOptions } from './load.js'
+import { parseJsonLine, readChainLines, sourceName, toInvalidData, type LoadOptions } from './load.js'
 import type { SqliteStore } from './sqlite-store.js'
 import type { LedgerInfo } from './store.js'
 import type { BlockJson } from './types.js'
@@ -79,7 +78,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
   }
 
   try {
-    for await (const line of readLines(source, options.stdin)) {
+    for await (const line of readChainLines(source, options)) {
       if (options.signal?.aborted) {
         interrupted = true
         break
@@ -87,7 +86,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       const value = parseJsonLine(file, line)
       let checked
       try {
-        checked = checkBlock(value)
+        checked = checkBlock(value, store.maxBlockTransactions)
         checkContinuity(checked.parsed, previous, 'previous line')
       } catch (error) {
         throw toInvalidData(file, line.number, error)

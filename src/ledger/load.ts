@@ -1,5 +1,6 @@
 import { BlockContinuityError } from './append-rules.js'
 import { InvalidDataError } from './errors.js'
+import { checkLimitOption, DEFAULT_MAX_LINE_BYTES, openLimitedLines } from './limits.js'
 import { readLines, type Line } from './lines.js'
 import type { LedgerStore } from './store.js'
 import type { BlockJson } from './types.js'
@@ -8,6 +9,14 @@ import type { BlockJson } from './types.js'
 export interface LoadOptions {
   /** Stream read when the source is `-` (default `process.stdin`). */
   stdin?: NodeJS.ReadableStream
+  /** Longest line accepted, in bytes (default `DEFAULT_MAX_LINE_BYTES`, 64 MiB). */
+  maxLineBytes?: number
+}
+
+/** The lines of a chain file, refusing one longer than `options.maxLineBytes` (see `openLimitedLines`). */
+export function readChainLines(source: string, options: LoadOptions = {}): AsyncGenerator<Line> {
+  const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
+  return readLines(openLimitedLines(source, sourceName(source), maxLineBytes, options.stdin))
 }
 
 /** The name a source goes by in messages: its path, or `<stdin>` for `-`. */
@@ -35,7 +44,8 @@ export function toInvalidData(file: string, line: number, error: unknown): Inval
 
 /**
  * Streams a JSON Lines chain file (one `BlockJson` per line; `-` is standard input) into `store`,
- * appending each block in order. Memory stays flat apart from what the store keeps.
+ * appending each block in order. Memory stays flat apart from what the store keeps; a line over
+ * `options.maxLineBytes` is refused before it is buffered.
  *
  * @returns the number of blocks appended.
  * @throws InvalidDataError naming file, line and field for the first line that is not JSON or
@@ -45,7 +55,7 @@ export function toInvalidData(file: string, line: number, error: unknown): Inval
 export async function loadJsonLines(source: string, store: LedgerStore, options: LoadOptions = {}): Promise<number> {
   const file = sourceName(source)
   let appended = 0
-  for await (const line of readLines(source, options.stdin)) {
+  for await (const line of readChainLines(source, options)) {
     const block = parseJsonLine(file, line)
     try {
       await store.appendBlock(block as BlockJson)

@@ -1,6 +1,7 @@
 import { addU64, type U64 } from '../core/u64.js'
 import { parseAddress } from './address.js'
 import { prepareAppend, type LedgerTip } from './append-rules.js'
+import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { loadJsonLines, type LoadOptions } from './load.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
 import type { BlockJson, TransactionJson, UserTransactionJson } from './types.js'
@@ -10,6 +11,8 @@ import { u64Distance } from './u64-distance.js'
 export interface StoreOptions {
   /** Chain id reported in the ledger info; default 4 (the id of a local testnet). */
   chainId?: number
+  /** Most transactions a block may carry to be appended (default `DEFAULT_MAX_BLOCK_TRANSACTIONS`, 20,000). */
+  maxBlockTransactions?: number
 }
 
 /** Default chain id: 4, what a local Aptos testnet reports. */
@@ -53,6 +56,7 @@ const COMPACT_MIN = 1024
  */
 export class MemoryStore implements LedgerStore {
   readonly chainId: number
+  readonly maxBlockTransactions: number
   #blocks: BlockRecord[] = []
   #blockHead = 0
   #txns: TransactionJson[] = []
@@ -61,6 +65,7 @@ export class MemoryStore implements LedgerStore {
 
   constructor(options: StoreOptions = {}) {
     this.chainId = options.chainId ?? DEFAULT_CHAIN_ID
+    this.maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
   }
 
   /** A store holding every block of a JSON Lines chain file (`-` is standard input). */
@@ -132,7 +137,7 @@ export class MemoryStore implements LedgerStore {
   appendBlock(block: BlockJson): void {
     const newest = this.#blocks[this.#blocks.length - 1]
     const tip: LedgerTip | null = newest ?? null
-    const prepared = prepareAppend(block, tip, (address) => this.#accounts.get(address)?.next)
+    const prepared = prepareAppend(block, tip, (address) => this.#accounts.get(address)?.next, this.maxBlockTransactions)
     const { parsed } = prepared
     // Everything below only pushes; nothing can throw half-way.
     this.#blocks.push({

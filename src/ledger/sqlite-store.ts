@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { parseU64, type U64 } from '../core/u64.js'
 import { prepareAppend, type LedgerTip } from './append-rules.js'
 import { LedgerGasError } from '../core/errors.js'
+import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
@@ -94,16 +95,18 @@ interface InfoRow {
  */
 export class SqliteStore implements LedgerStore {
   readonly chainId: number
+  readonly maxBlockTransactions: number
   readonly path: string
   readonly #db: Database.Database
   readonly #s: ReturnType<typeof prepareStatements>
   readonly #appendTx: Database.Transaction<(block: BlockJson) => void>
   readonly #readBlock: (height: U64, withTransactions: boolean) => BlockJson | null
 
-  private constructor(path: string, db: Database.Database, chainId: number) {
+  private constructor(path: string, db: Database.Database, chainId: number, maxBlockTransactions: number) {
     this.path = path
     this.#db = db
     this.chainId = chainId
+    this.maxBlockTransactions = maxBlockTransactions
     this.#s = prepareStatements(db)
     this.#appendTx = db.transaction((block: BlockJson) => this.#append(block))
     this.#readBlock = db.transaction((height: U64, withTransactions: boolean) => this.#block(height, withTransactions))
@@ -118,6 +121,7 @@ export class SqliteStore implements LedgerStore {
    */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const readonly = options.readonly ?? false
+    const maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
     const db = new Database(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
     try {
       db.defaultSafeIntegers(true)
@@ -147,7 +151,7 @@ export class SqliteStore implements LedgerStore {
           put.run('chain_id', String(chainId))
         })()
       }
-      return new SqliteStore(path, db, chainId)
+      return new SqliteStore(path, db, chainId, maxBlockTransactions)
     } catch (error) {
       db.close()
       throw error
@@ -237,7 +241,7 @@ export class SqliteStore implements LedgerStore {
     const prepared = prepareAppend(block, this.#tip(), (address) => {
       const key = s.nextSeq.get(address) as bigint | undefined
       return key === undefined ? undefined : fromKey(key)
-    })
+    }, this.maxBlockTransactions)
     const { parsed } = prepared
     s.insertBlock.run(toKey(parsed.block_height), prepared.block_hash, String(prepared.block_timestamp), toKey(parsed.first_version), toKey(parsed.last_version), String(parsed.epoch))
     const entries = prepared.entries

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import { LedgerGasError } from '../../core/errors.js'
 import { ingestJsonLines } from '../../ledger/ingest.js'
+import { DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../../ledger/limits.js'
 import { SqliteStore } from '../../ledger/sqlite-store.js'
 import { intFlag, parseFlags, required } from '../args.js'
 import { UsageError } from '../errors.js'
@@ -8,6 +9,7 @@ import { EXIT } from '../exit-codes.js'
 import type { Command } from '../io.js'
 
 const HELP = `usage: ledger-gas ingest --db FILE --input FILE.jsonl|- [--chain-id N] [--batch N]
+                         [--max-line-bytes N] [--max-block-txns N]
 
 Appends the blocks of a JSON Lines chain file (one block per line, as GET
 /v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite ledger,
@@ -18,6 +20,11 @@ are refused. Resumable: blocks already in the ledger are skipped when identical.
   --input FILE     chain file, or - for standard input
   --chain-id N     chain id of a new ledger (0..255, default 4); must match an existing one
   --batch N        blocks per SQLite transaction (default 256)
+  --max-line-bytes N   longest input line (one block) accepted (default ${DEFAULT_MAX_LINE_BYTES}, 64 MiB)
+  --max-block-txns N   most transactions per block accepted (default ${DEFAULT_MAX_BLOCK_TRANSACTIONS})
+
+A line or block over a limit stops the ingest with an error naming the file, the line and
+the field; the blocks before it stay committed.
 `
 
 /** `ledger-gas ingest`: append a chain file to a SQLite ledger and print a one-line summary. */
@@ -27,6 +34,8 @@ export const run: Command = async (args, io) => {
     input: { type: 'string' },
     'chain-id': { type: 'string' },
     batch: { type: 'string' },
+    'max-line-bytes': { type: 'string' },
+    'max-block-txns': { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -37,6 +46,8 @@ export const run: Command = async (args, io) => {
   const chainIdFlag = flags['chain-id']
   const chainId = chainIdFlag === undefined ? undefined : intFlag(chainIdFlag, 'chain-id', 0, 0, 255)
   const batchBlocks = intFlag(flags.batch, 'batch', 256, 1, 1_000_000)
+  const maxLineBytes = intFlag(flags['max-line-bytes'], 'max-line-bytes', DEFAULT_MAX_LINE_BYTES, 1)
+  const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
   if (input !== '-') {
     let isFile = false
     try {
@@ -48,14 +59,14 @@ export const run: Command = async (args, io) => {
   }
   let store: SqliteStore
   try {
-    store = SqliteStore.open(db, chainId === undefined ? {} : { chainId })
+    store = SqliteStore.open(db, chainId === undefined ? { maxBlockTransactions } : { chainId, maxBlockTransactions })
   } catch (error) {
     if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
     throw new UsageError(`cannot open --db ${db}: ${(error as Error).message}`)
   }
   try {
     const started = performance.now()
-    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks })
+    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes })
     const seconds = (performance.now() - started) / 1000
     const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
