@@ -1,0 +1,112 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { run } from '../../src/cli/commands/follow.js'
+import type { CliIo } from '../../src/cli/io.js'
+import { runCli } from '../cli/run.js'
+import { delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
+import { startServer } from './helpers/server.js'
+
+const INITIAL = sampleBlocks(750, 800)
+const GROWTH = sampleBlocks(801, 806)
+const REFERENCE = estimatesByHeight([...INITIAL, ...GROWTH])
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-follow-'))
+const servers: { close(): Promise<void> }[] = []
+afterAll(async () => {
+  for (const s of servers) await s.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function io() {
+  const controller = new AbortController()
+  const stdout = new PassThrough()
+  const stderr = new PassThrough()
+  let out = ''
+  let err = ''
+  stdout.on('data', (c: Buffer) => (out += c.toString()))
+  stderr.on('data', (c: Buffer) => (err += c.toString()))
+  const cli: CliIo = { stdin: new PassThrough(), stdout, stderr, signal: controller.signal }
+  return { cli, controller, out: () => out, err: () => err }
+}
+
+const lines = (text: string) => text.split('\n').filter((l) => l.length > 0)
+
+describe('ledger-gas follow', () => {
+  it('prints one exact JSON line per new estimate and exits 0 when the signal aborts', async () => {
+    const s = await startServer(INITIAL)
+    servers.push(s)
+    const t = io()
+    const exit = run(['--node', s.url, '--interval', '20'], t.cli)
+    await until(() => lines(t.out()).length === 1, 'the first line')
+    for (const b of GROWTH) await s.server.appendBlock(b)
+    await until(() => lines(t.out()).length === 7, 'a line per new block')
+    t.controller.abort()
+    expect(await exit).toBe(0)
+    const printed = lines(t.out())
+    expect(printed[0]).toBe(`{"block_height":"800","epoch":"2",${(REFERENCE.get('800') as string).slice(1)}`)
+    expect(printed.map((l) => (JSON.parse(l) as { block_height: string }).block_height)).toEqual(['800', '801', '802', '803', '804', '805', '806'])
+    for (const l of printed) {
+      const { block_height, epoch, ...estimate } = JSON.parse(l) as Record<string, unknown>
+      expect(JSON.stringify(estimate), l).toBe(REFERENCE.get(block_height as string))
+      expect(epoch).toBe(Number(block_height) >= 801 ? '3' : '2')
+    }
+    expect(t.err()).toContain(`ledger-gas follow: backfilling blocks 750..800 from ${s.url}`)
+    expect(t.err()).toContain('ledger-gas follow: epoch 2 -> 3 at block 801')
+    expect(t.err()).toContain('ledger-gas follow: stopped at block 806')
+  })
+  it('reads --config: the follower uses the given windows', async () => {
+    const s = await startServer(INITIAL)
+    servers.push(s)
+    const file = join(dir, 'config.json')
+    writeFileSync(file, JSON.stringify({ low_block_history: 2, market_block_history: 3, aggressive_block_history: 4 }))
+    const t = io()
+    const exit = run(['--node', s.url, '--config', file, '--interval', '20'], t.cli)
+    await until(() => lines(t.out()).length === 1, 'the first line')
+    t.controller.abort()
+    expect(await exit).toBe(0)
+    expect(t.err()).toContain('backfilling blocks 796..800')
+  })
+  it.each([
+    [[], /missing required option --node/],
+    [['--node', 'localhost:8080'], /--node must be an http\(s\) URL of the node's API, \/v1 included, got 'localhost:8080'/],
+    [['--node', 'http://127.0.0.1:1/v1', '--interval', 'soon'], /--interval must be an integer, got 'soon'/],
+    [['--node', 'http://127.0.0.1:1/v1', '--nodes', 'x'], /Unknown option '--nodes'/],
+  ])('usage errors exit 2: %j', async (args, message) => {
+    const r = await runCli(['follow', ...args])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(message)
+  })
+  it('a URL that is not the API root exits 1 naming what it got', async () => {
+    const s = await startServer(INITIAL)
+    servers.push(s)
+    const r = await runCli(['follow', '--node', `${s.origin}/v2`])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^ledger-gas follow: GET http:\/\/127\.0\.0\.1:\d+\/v2\/: HTTP 404: no ledger info here; the URL should be the API root, \/v1 included\n$/)
+  })
+  it('--help prints the usage', async () => {
+    const r = await runCli(['follow', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('usage: ledger-gas follow --node URL [--config FILE.json] [--interval MS]')
+  })
+  it('as a process: SIGINT stops it with exit 0 and nothing keeps it alive', async () => {
+    const s = await startServer(INITIAL)
+    servers.push(s)
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'follow', '--node', s.url, '--interval', '60000'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    await until(() => out.includes('\n'), 'the first line', 10_000)
+    await delay(20)
+    const stopped = Date.now()
+    child.kill('SIGINT')
+    expect(await exited).toBe(0)
+    expect(Date.now() - stopped).toBeLessThan(1000)
+    expect(lines(out)).toEqual([`{"block_height":"800","epoch":"2",${(REFERENCE.get('800') as string).slice(1)}`])
+  }, 15_000)
+})
