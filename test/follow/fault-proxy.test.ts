@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import { gasEstimateToJson } from '../../src/core/index.js'
+import type { EstimateUpdate, FollowEvent, RetryEvent } from '../../src/follow/events.js'
+import { followNode } from '../../src/follow/follow-node.js'
+import { delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
+import { startFaultProxy, type Fault } from './helpers/fault-proxy.js'
+import { expectServerEstimate, startServer } from './helpers/server.js'
+
+/** Windows of 5/10/30 blocks on both sides keep the backfill short while every request risks a fault. */
+const CONFIG = { low_block_history: 5, market_block_history: 10, aggressive_block_history: 30 }
+const INITIAL = sampleBlocks(700, 790)
+const GROWTH = sampleBlocks(791, 850)
+const REFERENCE = estimatesByHeight([...INITIAL, ...GROWTH], CONFIG)
+
+/** A fixed cycle of faults, one request in two failing, plus one 1 s Retry-After and one stall. */
+const CYCLE: Fault[] = ['pass', 'drop', 'pass', '503', 'delay', 'pass', '429', 'truncate', 'pass', '503', 'pass', 'drop']
+const plan = (n: number): Fault => (n === 30 ? '429-wait' : n === 50 ? 'stall' : (CYCLE[n % CYCLE.length] as Fault))
+
+const cleanup: (() => Promise<unknown>)[] = []
+afterAll(async () => {
+  for (const c of cleanup.reverse()) await c()
+})
+
+describe('following through a fault-injecting proxy', () => {
+  it('drops, truncated bodies, delays, stalls, 429 and 503 cost only retries: no block is skipped, and the estimates equal the server’s', async () => {
+    const s = await startServer(INITIAL, 'X-NODE-', CONFIG)
+    cleanup.push(() => s.close())
+    const proxy = await startFaultProxy(s.origin, plan)
+    cleanup.push(() => proxy.close())
+    const updates: EstimateUpdate[] = []
+    const events: FollowEvent[] = []
+    const f = followNode({
+      url: `${proxy.origin}/v1`,
+      config: CONFIG,
+      intervalMs: 20,
+      timeoutMs: 300,
+      retry: { retries: 10, baseDelayMs: 10, maxDelayMs: 50 },
+      onEstimate: (u) => updates.push(u),
+      onEvent: (e) => events.push(e),
+    })
+    cleanup.push(() => f.stop())
+    await f.ready
+    expect(f.asOf?.block_height).toBe(790)
+    for (const block of GROWTH) {
+      await s.server.appendBlock(block)
+      await delay(10)
+    }
+    await until(() => f.asOf?.block_height === 850, 'the follower at block 850', 10_000)
+    await expectServerEstimate(s, f)
+    await f.stop()
+
+    const injected = new Set(proxy.log.map((l) => l.fault))
+    expect([...injected].sort()).toEqual(['429', '429-wait', '503', 'delay', 'drop', 'pass', 'stall', 'truncate'])
+    const reasons = new Set(events.filter((e): e is RetryEvent => e.type === 'retry').map((e) => e.reason.replace(/\(.*\)/, '(…)')))
+    expect([...reasons].sort()).toEqual(['HTTP 429', 'HTTP 503', 'network error (…)', 'timeout after 300 ms'])
+    expect(events.filter((e) => e.type === 'skip')).toEqual([])
+    expect(updates.map((u) => u.block_height)).toEqual([...Array(61).keys()].map((i) => 790 + i))
+    for (const u of updates) expect(gasEstimateToJson(u.estimate), `block ${u.block_height}`).toBe(REFERENCE.get(String(u.block_height)))
+    expect(proxy.log.filter((l) => l.concurrent > 0)).toEqual([])
+
+    // Retry-After: 1 was honoured: the same path came back no sooner than a second later.
+    const waited = proxy.log.find((l) => l.fault === '429-wait')
+    const next = proxy.log.find((l) => l.path === waited?.path && l.at >= (waited?.at ?? 0) && l !== waited)
+    expect((next?.at ?? 0) - (waited?.at ?? 0)).toBeGreaterThanOrEqual(990)
+  }, 15_000)
+})
