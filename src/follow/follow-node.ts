@@ -1,53 +1,16 @@
-import type { EstimatorConfig, EstimatorConfigInput } from '../core/config.js'
-import { InvalidBlockError, InvalidConfigError } from '../core/errors.js'
+import { InvalidBlockError } from '../core/errors.js'
 import { createEstimator, type BlockHistoryEntry, type EstimateExplain, type Estimator } from '../core/estimator.js'
 import { toU64, type U64 } from '../core/u64.js'
 import type { GasEstimate } from '../core/wire.js'
 import { parseBlockJson, type ParsedBlock } from '../ledger/parse-block.js'
 import type { BlockJson } from '../ledger/types.js'
-import { resolveRetryPolicy, type RetryPolicy } from './backoff.js'
 import { NodeResponseError } from './errors.js'
 import type { EstimateUpdate, FollowEvent, SkipReason } from './events.js'
 import { fetchBlock, type BlockOutcome } from './fetch-block.js'
-import { DEFAULT_HEADER_PREFIXES, parseLedgerInfo, type NodePosition } from './ledger-info.js'
+import { resolveFollowOptions, type FollowOptions } from './follow-options.js'
+import { parseLedgerInfo, type NodePosition } from './ledger-info.js'
 import { NodeClient } from './node-client.js'
-import { sleep as realSleep, type Sleep } from './sleep.js'
-
-/** Options of `followNode`. Only `url` is required. */
-export interface FollowOptions {
-  /** The node's API base, `/v1` included: `https://fullnode.mainnet.aptoslabs.com/v1`. */
-  url: string
-  /** Estimator configuration (Aptos key names); use the node's to get the node's numbers. */
-  config?: EstimatorConfigInput | EstimatorConfig
-  /** Aborting it stops the follower: requests and waits end, `done` resolves. */
-  signal?: AbortSignal
-  /** Default: the global `fetch`. */
-  fetch?: typeof fetch
-  /** Wait between polls of `GET {url}/` once caught up. Default 1000. */
-  intervalMs?: number
-  /** Called with each new estimate: once when the backfill is done, then once per new block. */
-  onEstimate?: (update: EstimateUpdate) => void
-  /** Called for retries, skipped blocks, epoch changes and the like (see `formatFollowEvent`). */
-  onEvent?: (event: FollowEvent) => void
-  /** Retry bounds and backoff; see `DEFAULT_RETRY_POLICY`. */
-  retry?: Partial<RetryPolicy>
-  /** Per-request timeout, body included. Default 10000. */
-  timeoutMs?: number
-  /** Blocks requested at once while catching up (ingested in order regardless). Default 4. */
-  concurrency?: number
-  /** Blocks read before the first estimate, and the most the follower catches up block by block. Default `aggressive_block_history + 1`. */
-  backfillBlocks?: number
-  /** `limit` of each `/transactions` page when a block comes short. Default 100 (the Aptos maximum). */
-  pageSize?: number
-  /** Complete short blocks through `GET /transactions`; `false` makes a short block an error. Default `true`. */
-  pageTransactions?: boolean
-  /** Ledger header prefixes to read, case-insensitive. Default `['X-APTOS-', 'X-NODE-']`. */
-  headerPrefixes?: readonly string[]
-  /** Test seams: the wait between retries and polls, jitter, and the clock for HTTP-date `Retry-After`. */
-  sleep?: Sleep
-  random?: () => number
-  now?: () => number
-}
+import type { Sleep } from './sleep.js'
 
 /** A running follower: the local estimate, kept current from the node's blocks. */
 export interface Follower {
@@ -67,25 +30,6 @@ export interface Follower {
   readonly done: Promise<void>
   /** Stops the follower; resolves as `done` does, once no request or timer is left. */
   stop(): Promise<void>
-}
-
-function count(key: string, value: number | undefined, fallback: number, min: number, max: number): number {
-  const v = value ?? fallback
-  if (!Number.isInteger(v) || v < min || v > max) throw new InvalidConfigError(key, `must be an integer from ${min} to ${max}, got ${JSON.stringify(v)}`)
-  return v
-}
-
-function checkUrl(url: unknown): string {
-  let parsed: URL | undefined
-  try {
-    parsed = new URL(String(url))
-  } catch {
-    parsed = undefined
-  }
-  if (typeof url !== 'string' || parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new InvalidConfigError('url', `must be an http(s) URL of the node's API, e.g. http://127.0.0.1:8080/v1, got ${JSON.stringify(url)}`)
-  }
-  return url
 }
 
 /**
@@ -133,32 +77,32 @@ class NodeFollower implements Follower {
   #live = false
   #resolveReady: () => void = () => {}
 
-  constructor(o: FollowOptions) {
-    this.#url = checkUrl(o.url)
-    this.#estimator = createEstimator((o.config ?? {}) as EstimatorConfigInput)
-    const retry = resolveRetryPolicy(o.retry)
-    this.#intervalMs = count('intervalMs', o.intervalMs, 1000, 0, 86_400_000)
-    this.#concurrency = count('concurrency', o.concurrency, 4, 1, 64)
-    this.#span = BigInt(count('backfillBlocks', o.backfillBlocks, this.#estimator.config.aggressive_block_history + 1, 1, 10_000_000))
-    this.#fetchOptions = { pageSize: count('pageSize', o.pageSize, 100, 1, 10_000), pageTransactions: o.pageTransactions ?? true }
-    this.#sleep = o.sleep ?? realSleep
-    this.#now = o.now ?? Date.now
-    this.#onEstimate = o.onEstimate ?? (() => {})
-    this.#onEvent = o.onEvent ?? (() => {})
+  constructor(options: FollowOptions) {
+    const o = resolveFollowOptions(options)
+    this.#url = o.url
+    this.#estimator = createEstimator(o.config)
+    this.#intervalMs = o.intervalMs
+    this.#concurrency = o.concurrency
+    this.#span = BigInt(o.backfillBlocks)
+    this.#fetchOptions = { pageSize: o.pageSize, pageTransactions: o.pageTransactions }
+    this.#sleep = o.sleep
+    this.#now = o.now
+    this.#onEstimate = o.onEstimate
+    this.#onEvent = o.onEvent
     this.#client = new NodeClient({
-      baseUrl: this.#url,
-      fetch: o.fetch ?? globalThis.fetch,
+      baseUrl: o.url,
+      fetch: o.fetch,
       signal: this.#controller.signal,
-      retry,
-      timeoutMs: count('timeoutMs', o.timeoutMs, 10_000, 1, 3_600_000),
-      headerPrefixes: o.headerPrefixes ?? DEFAULT_HEADER_PREFIXES,
-      sleep: this.#sleep,
-      random: o.random ?? Math.random,
-      now: this.#now,
+      retry: o.retry,
+      timeoutMs: o.timeoutMs,
+      headerPrefixes: o.headerPrefixes,
+      sleep: o.sleep,
+      random: o.random,
+      now: o.now,
       onRetry: (event) => this.#onEvent(event),
     })
 
-    const user = o.signal
+    const user = options.signal
     const onUserAbort = () => this.#controller.abort(user?.reason)
     if (user?.aborted) this.#controller.abort(user.reason)
     else user?.addEventListener('abort', onUserAbort, { once: true })
