@@ -47,8 +47,13 @@ function parseValue(kind: ParseKind, raw: string): unknown {
   }
 }
 
+/** A client's value as a message quotes it: at most 64 characters, so an answer stays small whatever was sent. */
+function quote(raw: string): string {
+  return raw.length <= 64 ? JSON.stringify(raw) : `${JSON.stringify(raw.slice(0, 64))}… (${raw.length} characters)`
+}
+
 function problem(kind: ParseKind, raw: string): string {
-  if (kind === 'address') return `invalid account address ${JSON.stringify(raw)}`
+  if (kind === 'address') return `invalid account address ${quote(raw)}`
   if (kind === 'boolean') return 'provided string was not `true` or `false`'
   return integerProblem(raw)
 }
