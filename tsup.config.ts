@@ -6,6 +6,7 @@ const libraryEntries = {
   server: 'src/server.ts',
   'replay/index': 'src/replay/index.ts',
   'sim/index': 'src/sim/index.ts',
+  'follow/index': 'src/follow/index.ts',
 }
 
 export default defineConfig({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as core from '../src/core/index.js'
+import * as follow from '../src/follow/index.js'
 import * as root from '../src/index.js'
 import * as replay from '../src/replay/index.js'
 import * as server from '../src/server.js'
@@ -122,6 +123,20 @@ describe('public exports', () => {
         "demandAt",
         "generateChain",
         "resolveChainOptions",
+      ]
+    `)
+  })
+  it('ledger-gas/follow', () => {
+    expect(Object.keys(follow).sort()).toMatchInlineSnapshot(`
+      [
+        "DEFAULT_HEADER_PREFIXES",
+        "DEFAULT_RETRY_POLICY",
+        "NodeResponseError",
+        "NodeUnavailableError",
+        "backoffDelay",
+        "followNode",
+        "formatFollowEvent",
+        "parseRetryAfter",
       ]
     `)
   })
