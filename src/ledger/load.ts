@@ -13,10 +13,16 @@ export interface LoadOptions {
   maxLineBytes?: number
 }
 
-/** The lines of a chain file, refusing one longer than `options.maxLineBytes` (see `openLimitedLines`). */
-export function readChainLines(source: string, options: LoadOptions = {}): AsyncGenerator<Line> {
+/**
+ * The lines of a chain file; the lines before one longer than `options.maxLineBytes` are yielded,
+ * then `InvalidDataError` naming it is thrown (see `openLimitedLines`).
+ */
+export async function* readChainLines(source: string, options: LoadOptions = {}): AsyncGenerator<Line> {
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
-  return readLines(openLimitedLines(source, sourceName(source), maxLineBytes, options.stdin))
+  const limited = openLimitedLines(source, sourceName(source), maxLineBytes, options.stdin)
+  yield* readLines(limited.stream)
+  const failure = limited.failure()
+  if (failure !== undefined) throw failure
 }
 
 /** The name a source goes by in messages: its path, or `<stdin>` for `-`. */
