@@ -95,6 +95,15 @@ describe('ledger-gas serve', () => {
     }
   })
 
+  it('applies --max-url-length, --store-timeout and --request-timeout', async () => {
+    const s = await start(['--data', dataFile, '--port', '0', '--max-url-length', '100', '--store-timeout', '500', '--request-timeout', '2000'])
+    const long = await fetch(`${s.url}/transactions/by_version/1?${'x'.repeat(100)}`)
+    expect(long.status).toBe(414)
+    expect(((await long.json()) as { error_code: string }).error_code).toBe('web_framework_error')
+    expect((await fetch(`${s.url}/transactions/by_version/1?x=1`)).status).toBe(200)
+    expect(await s.stop()).toBe(0)
+  })
+
   it('refuses bad command lines with a usage error', async () => {
     const bad = [
       ['--data', dataFile, '--db', join(dir, 'x.db')],
@@ -103,6 +112,9 @@ describe('ledger-gas serve', () => {
       ['--port', '70000'],
       ['--port', 'http'],
       ['--verbose'],
+      ['--store-timeout', '0'],
+      ['--request-timeout', 'soon'],
+      ['--max-url-length', '100000'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
   })

@@ -91,7 +91,7 @@ describe('store faults', () => {
           expect(r.body).toMatch(method === 'ledgerInfo' ? /Ledger info is unavailable/ : new RegExp(`did not answer within ${STORE_TIMEOUT_MS} ms`))
           // Answered by the deadline, not by luck; bounded well under a client's patience.
           expect(r.ms).toBeGreaterThanOrEqual(STORE_TIMEOUT_MS - 5)
-          expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS * 4 + 1500)
+          expect(r.ms).toBeLessThan(STORE_TIMEOUT_MS + 5000)
         }
         store.heal()
         expect(await answers(server, ALL_URLS)).toEqual(before)
@@ -112,7 +112,7 @@ describe('store faults', () => {
     const started = performance.now()
     const res = await server.fastify.inject({ method: 'GET', url: '/v1/estimate_gas_price' })
     expectError(res, 503, 'internal_error')
-    expect(performance.now() - started).toBeLessThan(STORE_TIMEOUT_MS * 4 + 1500)
+    expect(performance.now() - started).toBeLessThan(STORE_TIMEOUT_MS + 5000)
     store.heal()
     const ok = await server.fastify.inject({ method: 'GET', url: '/v1/estimate_gas_price' })
     expect(ok.statusCode).toBe(200)
