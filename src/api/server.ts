@@ -97,7 +97,10 @@ export interface ReadApiServer {
  * `/v1`. Feeds an estimator with the store's newest blocks before resolving (a store that
  * cannot be read yet does not stop the server; its requests answer 503 until it can).
  *
- * @throws InvalidConfigError for a bad estimator config, page sizes, header prefix or endpoint name.
+ * Every store read goes through `guardStore` (answers checked, asynchronous reads bounded by
+ * `storeTimeoutMs`); `close()` lets responses under way finish to their last byte (`drainOnClose`).
+ *
+ * @throws InvalidConfigError for a bad estimator config, page sizes, limit or timeout, header prefix or endpoint name.
  * @example
  * const server = await createServer({ store })
  * await server.listen({ port: 8080 })
