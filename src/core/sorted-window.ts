@@ -1,6 +1,6 @@
 import { compare } from './key.js'
+import { MultisetWindow } from './multiset-window.js'
 import type { U64 } from './u64.js'
-import type { OrderStatisticWindow } from './window.js'
 
 /**
  * Order-statistic window over a sorted typed array of values (a multiset; ties in any order).
@@ -11,96 +11,51 @@ import type { OrderStatisticWindow } from './window.js'
  * d is small because block prices cluster on a few bucket values (d = 0 when they are equal).
  *
  * Invariant: `num[0, length)` is sorted and is the multiset of the values pushed with sequence
- * numbers in (newestSeq - length, newestSeq], which also sit by slot `seq % capacity` in `slotNum`.
+ * numbers in (newestSeq - length, newestSeq].
  */
-export class SortedWindow implements OrderStatisticWindow {
-  readonly capacity: number
+export class SortedWindow extends MultisetWindow {
   private readonly num: Float64Array
   private big: (bigint | undefined)[] | null = null
-  /** Per ring slot (seq % capacity): the value and flag pushed there, read back on eviction. */
-  private readonly slotNum: Float64Array
-  private readonly slotBig: (bigint | undefined)[]
-  private readonly slotFlag: Uint8Array
-  private count = 0
-  private last = -1
-  private flagged = 0
 
   constructor(capacity: number) {
-    this.capacity = capacity
+    super(capacity)
     this.num = new Float64Array(capacity)
-    this.slotNum = new Float64Array(capacity)
-    this.slotBig = new Array<bigint | undefined>(capacity).fill(undefined)
-    this.slotFlag = new Uint8Array(capacity)
-  }
-
-  get length(): number {
-    return this.count
-  }
-
-  get flaggedCount(): number {
-    return this.flagged
-  }
-
-  get newestSeq(): number {
-    return this.count === 0 ? -1 : this.last
-  }
-
-  clear(): void {
-    this.count = 0
-    this.flagged = 0
-    this.last = -1
-    this.big = null
-  }
-
-  push(value: U64, seq: number, flag: boolean): void {
-    const b = typeof value === 'bigint' ? value : undefined
-    const n = b === undefined ? (value as number) : Number(b)
-    if (b !== undefined && this.big === null) this.big = new Array<bigint | undefined>(this.capacity).fill(undefined)
-    const slot = seq % this.capacity
-    if (this.count === this.capacity) {
-      const on = this.slotNum[slot] as number
-      const ob = this.slotBig[slot]
-      this.flagged -= this.slotFlag[slot] as number
-      const c = compare(on, ob, n, b)
-      if (c < 0) {
-        // Old < new: drop the last copy of old, shift (old, new) down one, new goes before the first entry >= new.
-        const hole = this.upper(on, ob) - 1
-        const at = this.lower(n, b) - 1
-        this.shift(hole, hole + 1, at + 1)
-        this.set(at, n, b)
-      } else if (c > 0) {
-        // Old > new: drop the first copy of old, shift (new, old) up one, new goes after the last entry <= new.
-        const hole = this.lower(on, ob)
-        const at = this.upper(n, b)
-        this.shift(at + 1, at, hole)
-        this.set(at, n, b)
-      }
-    } else {
-      const at = this.upper(n, b)
-      this.shift(at + 1, at, this.count)
-      this.set(at, n, b)
-      this.count++
-    }
-    this.slotNum[slot] = n
-    this.slotBig[slot] = b
-    this.slotFlag[slot] = flag ? 1 : 0
-    this.flagged += flag ? 1 : 0
-    this.last = seq
   }
 
   valueAt(k: number): U64 {
     return this.big?.[k] ?? (this.num[k] as number)
   }
 
-  /** The oldest held sequence number whose value equals `valueAt(k)`. O(W): for explanations, not the hot path. */
-  seqAt(k: number): number {
-    const n = this.num[k] as number
-    const b = this.big?.[k]
-    for (let s = this.last - this.count + 1; s <= this.last; s++) {
-      const slot = s % this.capacity
-      if (this.slotNum[slot] === n && this.slotBig[slot] === b) return s
+  protected add(n: number, b: bigint | undefined): void {
+    this.needBig(b)
+    const at = this.upper(n, b)
+    this.shift(at + 1, at, this.count)
+    this.set(at, n, b)
+  }
+
+  protected replace(on: number, ob: bigint | undefined, n: number, b: bigint | undefined): void {
+    this.needBig(b)
+    if (compare(on, ob, n, b) < 0) {
+      // Old < new: drop the last copy of old, shift (old, new) down one, new goes before the first entry >= new.
+      const hole = this.upper(on, ob) - 1
+      const at = this.lower(n, b) - 1
+      this.shift(hole, hole + 1, at + 1)
+      this.set(at, n, b)
+    } else {
+      // Old > new: drop the first copy of old, shift (new, old) up one, new goes after the last entry <= new.
+      const hole = this.lower(on, ob)
+      const at = this.upper(n, b)
+      this.shift(at + 1, at, hole)
+      this.set(at, n, b)
     }
-    throw new Error('SortedWindow invariant broken: rank value not held')
+  }
+
+  protected clearValues(): void {
+    this.big = null
+  }
+
+  private needBig(b: bigint | undefined): void {
+    if (b !== undefined && this.big === null) this.big = new Array<bigint | undefined>(this.capacity).fill(undefined)
   }
 
   private set(i: number, n: number, b: bigint | undefined): void {

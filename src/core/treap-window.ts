@@ -1,6 +1,6 @@
 import { compare } from './key.js'
+import { MultisetWindow } from './multiset-window.js'
 import type { U64 } from './u64.js'
-import type { OrderStatisticWindow } from './window.js'
 
 /**
  * Order-statistic window over a counted treap: one node per distinct value held, with its count
@@ -11,10 +11,9 @@ import type { OrderStatisticWindow } from './window.js'
  *
  * Invariant: the in-order traversal lists the distinct values held, ascending; `total[t]` is the
  * sum of `cnt` over t's subtree; the multiset equals the values pushed with sequence numbers in
- * (newestSeq - length, newestSeq], which also sit by slot `seq % capacity`.
+ * (newestSeq - length, newestSeq].
  */
-export class TreapWindow implements OrderStatisticWindow {
-  readonly capacity: number
+export class TreapWindow extends MultisetWindow {
   private readonly keyNum: Float64Array
   private readonly keyBig: (bigint | undefined)[]
   private readonly cnt: Int32Array
@@ -24,17 +23,11 @@ export class TreapWindow implements OrderStatisticWindow {
   private readonly prio: Uint32Array
   private readonly free: Int32Array
   private freeTop = 0
-  private readonly slotNum: Float64Array
-  private readonly slotBig: (bigint | undefined)[]
-  private readonly slotFlag: Uint8Array
   private root = -1
-  private count = 0
-  private last = -1
-  private flagged = 0
   private rng = 0x9e3779b9
 
   constructor(capacity: number) {
-    this.capacity = capacity
+    super(capacity)
     this.keyNum = new Float64Array(capacity)
     this.keyBig = new Array<bigint | undefined>(capacity).fill(undefined)
     this.cnt = new Int32Array(capacity)
@@ -43,54 +36,22 @@ export class TreapWindow implements OrderStatisticWindow {
     this.right = new Int32Array(capacity)
     this.prio = new Uint32Array(capacity)
     this.free = new Int32Array(capacity)
-    this.slotNum = new Float64Array(capacity)
-    this.slotBig = new Array<bigint | undefined>(capacity).fill(undefined)
-    this.slotFlag = new Uint8Array(capacity)
-    this.clear()
+    this.clearValues()
   }
 
-  get length(): number {
-    return this.count
-  }
-
-  get flaggedCount(): number {
-    return this.flagged
-  }
-
-  get newestSeq(): number {
-    return this.count === 0 ? -1 : this.last
-  }
-
-  clear(): void {
+  protected clearValues(): void {
     this.root = -1
-    this.count = 0
-    this.flagged = 0
-    this.last = -1
     for (let i = 0; i < this.capacity; i++) this.free[i] = this.capacity - 1 - i
     this.freeTop = this.capacity
   }
 
-  push(value: U64, seq: number, flag: boolean): void {
-    const b = typeof value === 'bigint' ? value : undefined
-    const n = b === undefined ? (value as number) : Number(b)
-    const slot = seq % this.capacity
-    if (this.count === this.capacity) {
-      const on = this.slotNum[slot] as number
-      const ob = this.slotBig[slot]
-      this.flagged -= this.slotFlag[slot] as number
-      if (compare(on, ob, n, b) !== 0) {
-        this.root = this.remove(this.root, on, ob)
-        this.root = this.insert(this.root, n, b)
-      }
-    } else {
-      this.root = this.insert(this.root, n, b)
-      this.count++
-    }
-    this.slotNum[slot] = n
-    this.slotBig[slot] = b
-    this.slotFlag[slot] = flag ? 1 : 0
-    this.flagged += flag ? 1 : 0
-    this.last = seq
+  protected add(n: number, b: bigint | undefined): void {
+    this.root = this.insert(this.root, n, b)
+  }
+
+  protected replace(on: number, ob: bigint | undefined, n: number, b: bigint | undefined): void {
+    this.root = this.remove(this.root, on, ob)
+    this.root = this.insert(this.root, n, b)
   }
 
   valueAt(k: number): U64 {
@@ -105,18 +66,6 @@ export class TreapWindow implements OrderStatisticWindow {
         t = this.right[t] as number
       }
     }
-  }
-
-  /** The oldest held sequence number whose value equals `valueAt(k)`. O(W): for explanations, not the hot path. */
-  seqAt(k: number): number {
-    const v = this.valueAt(k)
-    const n = typeof v === 'bigint' ? Number(v) : v
-    const b = typeof v === 'bigint' ? v : undefined
-    for (let s = this.last - this.count + 1; s <= this.last; s++) {
-      const slot = s % this.capacity
-      if (this.slotNum[slot] === n && this.slotBig[slot] === b) return s
-    }
-    throw new Error('TreapWindow invariant broken: rank value not held')
   }
 
   private update(t: number): void {

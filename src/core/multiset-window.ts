@@ -1,0 +1,89 @@
+import { compare } from './key.js'
+import type { U64 } from './u64.js'
+import type { OrderStatisticWindow } from './window.js'
+
+/**
+ * What the window kinds share: the ring of the newest `capacity` values by slot `seq % capacity`
+ * (read back to evict, and to answer `seqAt`), the count of flagged values, and the push
+ * protocol. A subclass keeps the values as an ordered multiset: `add` one value (window not full)
+ * or `replace` the evicted value by the new one (they differ; equal values need no work).
+ * Keys are doubles (exact for safe integers, monotonic for bigints) with the exact bigint beside
+ * them where a value is above 2^53.
+ */
+export abstract class MultisetWindow implements OrderStatisticWindow {
+  readonly capacity: number
+  private readonly slotNum: Float64Array
+  private readonly slotBig: (bigint | undefined)[]
+  private readonly slotFlag: Uint8Array
+  /** Values held; `add` runs before it is incremented. */
+  protected count = 0
+  private last = -1
+  private flagged = 0
+
+  constructor(capacity: number) {
+    this.capacity = capacity
+    this.slotNum = new Float64Array(capacity)
+    this.slotBig = new Array<bigint | undefined>(capacity).fill(undefined)
+    this.slotFlag = new Uint8Array(capacity)
+  }
+
+  get length(): number {
+    return this.count
+  }
+
+  get flaggedCount(): number {
+    return this.flagged
+  }
+
+  get newestSeq(): number {
+    return this.count === 0 ? -1 : this.last
+  }
+
+  clear(): void {
+    this.count = 0
+    this.flagged = 0
+    this.last = -1
+    this.clearValues()
+  }
+
+  push(value: U64, seq: number, flag: boolean): void {
+    const b = typeof value === 'bigint' ? value : undefined
+    const n = b === undefined ? (value as number) : Number(b)
+    const slot = seq % this.capacity
+    if (this.count === this.capacity) {
+      const on = this.slotNum[slot] as number
+      const ob = this.slotBig[slot]
+      this.flagged -= this.slotFlag[slot] as number
+      if (compare(on, ob, n, b) !== 0) this.replace(on, ob, n, b)
+    } else {
+      this.add(n, b)
+      this.count++
+    }
+    this.slotNum[slot] = n
+    this.slotBig[slot] = b
+    this.slotFlag[slot] = flag ? 1 : 0
+    this.flagged += flag ? 1 : 0
+    this.last = seq
+  }
+
+  abstract valueAt(k: number): U64
+
+  /** The oldest held sequence number whose value equals `valueAt(k)`. O(W): for explanations, not the hot path. */
+  seqAt(k: number): number {
+    const v = this.valueAt(k)
+    const n = typeof v === 'bigint' ? Number(v) : v
+    const b = typeof v === 'bigint' ? v : undefined
+    for (let s = this.last - this.count + 1; s <= this.last; s++) {
+      const slot = s % this.capacity
+      if (this.slotNum[slot] === n && this.slotBig[slot] === b) return s
+    }
+    throw new Error('window invariant broken: the value of a rank is not held')
+  }
+
+  /** Adds one value (the window is not full). */
+  protected abstract add(n: number, b: bigint | undefined): void
+  /** Replaces one copy of the held value (on, ob) by (n, b); the two differ. */
+  protected abstract replace(on: number, ob: bigint | undefined, n: number, b: bigint | undefined): void
+  /** Forgets every value. */
+  protected abstract clearValues(): void
+}
