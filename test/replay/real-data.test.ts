@@ -27,7 +27,7 @@ interface AphdBlock {
 
 // Real Aptos mainnet blocks (Oct 2022), read in place: their JSON shape differs from the node's, so
 // an adapter turns them into compact summaries and, separately, per-transaction CSV rows.
-describe.skipIf(!existsSync(APHD))('Aptos mainnet sample (aphd, 6,154 blocks, read-only)', () => {
+describe('Aptos mainnet sample (aphd, 6,154 blocks, read-only)', () => {
   const blocks = existsSync(APHD) ? readFileSync(APHD, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as AphdBlock) : []
 
   it('replays to identical metrics through JSONL and per-transaction CSV (empty blocks as height gaps); a quiet chain is always included', async () => {
@@ -55,7 +55,7 @@ describe.skipIf(!existsSync(APHD))('Aptos mainnet sample (aphd, 6,154 blocks, re
   })
 })
 
-describe.skipIf(!existsSync(SAMPLE))('committed sample chain (data/chain.jsonl)', () => {
+describe('committed sample chain (data/chain.jsonl)', () => {
   it('backtests end to end with the default strategies; evaluated counts are N − k', async () => {
     const r = await backtest(['--input', SAMPLE, '--strategies', 'aptos,geth,target'])
     expect(r.blocks).toBeGreaterThan(1000)
