@@ -10,6 +10,7 @@ import { createEstimator } from '../src/core/estimator.js'
 import { nextBucket } from '../src/core/next-bucket.js'
 import { priceBlock } from '../src/core/price-block.js'
 import type { U64 } from '../src/core/u64.js'
+import { createRng } from '../src/sim/prng.js'
 
 export interface CoreBenchResult {
   name: string
@@ -19,9 +20,10 @@ export interface CoreBenchResult {
   pass: boolean
 }
 
-function rng(seed: number) {
-  let s = seed >>> 0
-  return () => ((s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32)
+/** Seeded uniform floats in [0, 1) from the project's PRNG, so every run draws the same. */
+function rng(seed: number): () => number {
+  const g = createRng(seed)
+  return () => g.float()
 }
 
 /** Blocks of `txns` user transactions with prices clustered on wallet defaults; some full, some not. */

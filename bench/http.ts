@@ -21,6 +21,7 @@ import { parseAddress } from '../src/ledger/address.js'
 import { loadJsonLines } from '../src/ledger/load.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
+import { createRng } from '../src/sim/prng.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -40,15 +41,10 @@ const CONNECTIONS = Number(values.connections)
 const ROUNDS = Number(values.rounds)
 const DATA = values.data as string
 
-/** Seeded PRNG (mulberry32), so every run asks for the same paths. */
+/** Seeded uniform floats in [0, 1) from the project's PRNG, so every run draws the same. */
 function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = Math.imul(s ^ (s >>> 15), 1 | s)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
+  const g = createRng(seed)
+  return () => g.float()
 }
 
 interface Fixture {

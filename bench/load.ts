@@ -24,6 +24,7 @@ import { parseAddress } from '../src/ledger/address.js'
 import { loadJsonLines } from '../src/ledger/load.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
+import { createRng } from '../src/sim/prng.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -49,15 +50,10 @@ const MARGIN_PCT = Number(values['rss-margin-pct'])
 const HEAP_MARGIN_MB = Number(values['heap-margin-mb'])
 const MB = 1024 * 1024
 
-/** Seeded PRNG (mulberry32), so every run asks for the same paths. */
+/** Seeded uniform floats in [0, 1) from the project's PRNG, so every run draws the same. */
 function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = Math.imul(s ^ (s >>> 15), 1 | s)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
+  const g = createRng(seed)
+  return () => g.float()
 }
 
 /** Valid request paths per endpoint, drawn from the chain: retained versions, active senders, pages. */

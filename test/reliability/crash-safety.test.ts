@@ -11,6 +11,7 @@ import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
 import { addr, ChainBuilder } from '../ledger/fixtures.js'
 import { spawnCli } from './helpers/child.js'
+import { createRng } from '../../src/sim/prng.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-crash-http-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -21,15 +22,10 @@ const FIRST_VERSION = 77_000
 const KILLS = 4
 const SENDERS = 12
 
-/** Seeded PRNG (mulberry32): the kill points are random but the same on every run. */
+/** Seeded uniform floats in [0, 1) from the project's PRNG, so every run draws the same. */
 function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = Math.imul(s ^ (s >>> 15), 1 | s)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
+  const g = createRng(seed)
+  return () => g.float()
 }
 
 const random = rng(Number(process.env.FC_SEED ?? 4242))
