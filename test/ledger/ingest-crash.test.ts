@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable, Writable } from 'node:stream'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { main } from '../../src/cli/main.js'
+import { runCli } from '../cli/run.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import { addr, ChainBuilder } from './fixtures.js'
@@ -96,14 +95,8 @@ describe('ingest crash safety', () => {
       last = seen.blocks
     }
 
-    let out = ''
-    const io = {
-      stdin: Readable.from([]),
-      stdout: new Writable({ write: (c, _e, cb) => ((out += String(c)), cb()) }),
-      stderr: new Writable({ write: (_c, _e, cb) => cb() }),
-      signal: new AbortController().signal,
-    }
-    expect(await main(['ingest', '--db', db, '--input', input], io)).toBe(0)
+    const { code, stdout: out } = await runCli(['ingest', '--db', db, '--input', input])
+    expect(code).toBe(0)
     const [, appended, skipped] = /(\d+) blocks appended, (\d+) skipped/.exec(out) ?? []
     expect(Number(appended) + Number(skipped)).toBe(BLOCKS)
     expect(Number(skipped)).toBeGreaterThanOrEqual(last)

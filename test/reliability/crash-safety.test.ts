@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable, Writable } from 'node:stream'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
-import { main } from '../../src/cli/main.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
 import { addr, ChainBuilder } from '../ledger/fixtures.js'
+import { runCli } from '../cli/run.js'
 import { spawnCli } from './helpers/child.js'
 import { createRng } from '../../src/sim/prng.js'
 
@@ -90,16 +89,6 @@ async function ingestUntilKilled(db: string, killAt: number, batch: number, read
   return ingest.exited
 }
 
-async function runCli(args: string[]): Promise<{ code: number; out: string }> {
-  let out = ''
-  const io = {
-    stdin: Readable.from([]),
-    stdout: new Writable({ write: (c, _e, cb) => ((out += String(c)), cb()) }),
-    stderr: new Writable({ write: (_c, _e, cb) => cb() }),
-    signal: new AbortController().signal,
-  }
-  return { code: await main(args, io), out }
-}
 
 describe('crash safety of the SQLite ledger under ingest', () => {
   it(`SIGKILLed at ${KILLS} random points of a ${BLOCKS}-block ingest, then resumed: the ledger equals the input (no gap, no duplicate), every endpoint answers as over a MemoryStore of the file, and a reader polling the API meanwhile only ever saw whole blocks`, { timeout: 60_000 }, async () => {
@@ -128,7 +117,7 @@ describe('crash safety of the SQLite ledger under ingest', () => {
 
       const resumed = await runCli(['ingest', '--db', db, '--input', input])
       expect(resumed.code).toBe(0)
-      const [, appended, skipped] = /(\d+) blocks appended, (\d+) skipped/.exec(resumed.out) ?? []
+      const [, appended, skipped] = /(\d+) blocks appended, (\d+) skipped/.exec(resumed.stdout) ?? []
       expect(Number(skipped)).toBe(committed)
       expect(Number(appended) + Number(skipped)).toBe(BLOCKS)
     } finally {
