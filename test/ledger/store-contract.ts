@@ -241,12 +241,7 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
         it(`refuses ${what} with LedgerContinuityError naming ${field}`, async () => {
           const { store, chain, blocks, before, observe } = await twoBlockStore()
           const bad = make(chain, blocks)
-          let thrown: unknown
-          try {
-            await store.appendBlock(bad)
-          } catch (e) {
-            thrown = e
-          }
+          const thrown = await refusal(store, bad)
           expect(thrown).toBeInstanceOf(LedgerContinuityError)
           expect((thrown as Error).message).toMatch(message)
           expect((thrown as { field?: string }).field).toBe(field)
@@ -273,12 +268,7 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
           const { store, chain, before, observe } = await twoBlockStore()
           const bad = chain.block({ users: [{ sender: 1 }, { sender: 3 }] })
           tamper(bad)
-          let thrown: unknown
-          try {
-            await store.appendBlock(bad)
-          } catch (e) {
-            thrown = e
-          }
+          const thrown = await refusal(store, bad)
           expect(thrown).toBeInstanceOf(InvalidBlockError)
           expect((thrown as InvalidBlockError).field).toBe(field)
           expect(await observe()).toEqual(before)
@@ -294,12 +284,7 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
         it(`refuses a block whose sender ${what}, keeping none of its transactions`, async () => {
           const { store, chain, before, observe } = await twoBlockStore()
           const bad = chain.block({ users })
-          let thrown: unknown
-          try {
-            await store.appendBlock(bad)
-          } catch (e) {
-            thrown = e
-          }
+          const thrown = await refusal(store, bad)
           expect(thrown).toBeInstanceOf(LedgerContinuityError)
           expect((thrown as Error).message).toMatch(message)
           expect((thrown as { field?: string }).field).toBe(field)
@@ -410,4 +395,14 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
       })
     })
   })
+}
+
+/** What appending `block` throws (the test then checks it); `undefined` if the store took it. */
+async function refusal(store: LedgerStore, block: BlockJson): Promise<unknown> {
+  try {
+    await store.appendBlock(block)
+  } catch (e) {
+    return e
+  }
+  return undefined
 }
