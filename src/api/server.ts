@@ -35,7 +35,7 @@ export interface ServerOptions {
   /** Estimator configuration (Aptos key names); defaults are the Aptos node's. */
   estimator?: EstimatorConfigInput
   /** Prefix of the ledger headers; `X-APTOS-` for drop-in use. Default `X-NODE-`. */
-  headerPrefix?: string
+  headerPrefix?: string | undefined
   /** Page size when `limit` is omitted. Default 25 (Aptos). */
   defaultPageSize?: number
   /** Largest `limit` honoured; larger ones are clamped. Default 100 (Aptos). */
@@ -45,11 +45,11 @@ export interface ServerOptions {
   /** Fastify logger option. Default off. */
   logger?: FastifyServerOptions['logger']
   /** `git_hash` of `GET /v1`; omitted when unknown. */
-  gitHash?: string
+  gitHash?: string | undefined
   /** `node_role` of `GET /v1`. Default `full_node`. */
   nodeRole?: 'full_node' | 'validator'
   /** `info.version` of the OpenAPI document. */
-  version?: string
+  version?: string | undefined
   /**
    * Answer `GET /v1/estimate_gas_price` from `node:http` directly in the steady state (see
    * fast-path.ts); same bytes as the Fastify route. Default `true`.

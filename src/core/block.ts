@@ -25,15 +25,15 @@ export interface BlockInput {
   /** `gas_unit_price` of each user transaction (u64). */
   gas_unit_prices: ArrayLike<number | bigint>
   /** `gas_used` of each user transaction (u64); omitted → 0 each. Same length as the prices. */
-  gas_used?: ArrayLike<number | bigint> | null
+  gas_used?: ArrayLike<number | bigint> | null | undefined
   /**
    * For each user transaction, the module address of its entry function when that address is
    * not a framework (special) address, else `null` (framework call, script, multisig, other).
    * Omitted → no transaction targets a contract. Used by the AIP-68 majority rule.
    */
-  contract_addresses?: ArrayLike<string | null> | null
+  contract_addresses?: ArrayLike<string | null> | null | undefined
   /** The block epilogue's end info, when the block has one. */
-  block_end_info?: BlockEndInfo | null
+  block_end_info?: BlockEndInfo | null | undefined
 }
 
 /** Why a block was judged full or not; the first rule that matched. */

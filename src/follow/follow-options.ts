@@ -34,7 +34,7 @@ export interface FollowOptions {
   /** Complete short blocks through `GET /transactions`; `false` makes a short block an error. Default `true`. */
   pageTransactions?: boolean
   /** Ledger header prefixes to read, case-insensitive. Default `['X-APTOS-', 'X-NODE-']`. */
-  headerPrefixes?: readonly string[]
+  headerPrefixes?: readonly string[] | undefined
   /** Test seams: the wait between retries and polls, jitter, and the clock for HTTP-date `Retry-After`. */
   sleep?: Sleep
   random?: () => number

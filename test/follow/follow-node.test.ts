@@ -242,6 +242,7 @@ describe('followNode: stopping and failing', () => {
       } catch (e) {
         return e
       }
+      return undefined
     })()
     expect(error).toBeInstanceOf(InvalidConfigError)
     expect((error as InvalidConfigError).key).toBe(key)

@@ -23,7 +23,7 @@ export function hashOf(...parts: unknown[]): string {
 export interface UserSpec {
   /** Account number (see `addr`) or an address string as it should appear in the JSON. */
   sender: number | string
-  seq?: U64
+  seq?: U64 | undefined
   /** Makes it an orderless transaction (`replay_protection_nonce` set, not indexed by account). */
   nonce?: U64
   gas_unit_price?: number

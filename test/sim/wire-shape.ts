@@ -26,7 +26,10 @@ type Obj = Record<string, unknown>
 
 export function checkBlockShape(block: unknown): string[] {
   const problems: string[] = []
-  const fail = (path: string, message: string) => problems.push(`${path}: ${message}`)
+  const fail = (path: string, message: string): undefined => {
+    problems.push(`${path}: ${message}`)
+    return undefined
+  }
   const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
   const keys = (v: unknown, path: string, expected: readonly string[]): v is Obj => {
     if (!isObj(v)) {

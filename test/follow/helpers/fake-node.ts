@@ -20,7 +20,7 @@ export interface FakeNodeOptions {
   /** Ledger header prefix; `null` sends none. Default `X-APTOS-`. */
   prefix?: string | null
   /** Most transactions a block response carries (Aptos `max_block_transactions_page_size`). */
-  blockPage?: number
+  blockPage?: number | undefined
   /** Most transactions a `/transactions` page carries (Aptos max page size 100). */
   txnPage?: number
   /** Whether `GET /transactions` exists (this project's server has no such route). */
