@@ -11,7 +11,7 @@ export type { BlockHistoryEntry, EstimateExplain, EstimateSource, TierExplain } 
 export { Estimator, createEstimator } from './estimator.js'
 export { DEFAULT_BUCKETS, nextBucket } from './next-bucket.js'
 export { priceBlock } from './price-block.js'
-export { SlidingWindow } from './sliding-window.js'
+export { SlidingWindow } from './window.js'
 export type { OrderStatisticWindow } from './window.js'
 export { SORTED_WINDOW_MAX, createWindow } from './window.js'
 export type { U64 } from './u64.js'

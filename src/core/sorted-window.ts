@@ -1,5 +1,4 @@
-import { compare } from './key.js'
-import { MultisetWindow } from './multiset-window.js'
+import { MultisetWindow, compare } from './multiset-window.js'
 import type { U64 } from './u64.js'
 
 /**

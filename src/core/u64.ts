@@ -67,3 +67,16 @@ export function addU64(a: U64, b: U64): U64 | undefined {
 export function maxU64(a: U64, b: U64): U64 {
   return a < b ? b : a
 }
+
+/**
+ * `to − from` as a number: exact while the difference is a safe integer (always so for two
+ * `number` u64), otherwise the nearest double. Lets the stores turn a version, height or
+ * sequence number into an array offset in O(1), and the scorer measure an overpayment. Takes
+ * `number | bigint` so that 2^64 (an unreachable requirement) may be one side.
+ *
+ * @example u64Distance(10, 13) // 3
+ */
+export function u64Distance(from: number | bigint, to: number | bigint): number {
+  if (typeof from === 'number' && typeof to === 'number') return to - from
+  return Number(BigInt(to) - BigInt(from))
+}

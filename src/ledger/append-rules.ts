@@ -5,7 +5,7 @@ import { LedgerContinuityError } from './errors.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { parseBlockJson, type ParsedBlock } from './parse-block.js'
 import type { BlockJson, TransactionJson } from './types.js'
-import { u64Distance } from './u64-distance.js'
+import { u64Distance } from '../core/u64.js'
 
 /**
  * A block does not follow the ledger. Like `InvalidBlockError` it names the block and the field

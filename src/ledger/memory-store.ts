@@ -5,7 +5,7 @@ import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { loadJsonLines, type LoadOptions } from './load.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
 import type { BlockJson, TransactionJson, UserTransactionJson } from './types.js'
-import { u64Distance } from './u64-distance.js'
+import { u64Distance } from '../core/u64.js'
 
 /** Options of a ledger store. */
 export interface StoreOptions {

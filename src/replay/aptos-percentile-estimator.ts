@@ -2,7 +2,7 @@ import type { BlockInput, PricedBlock } from '../core/block.js'
 import type { EstimatorConfig } from '../core/config.js'
 import { nextBucket } from '../core/next-bucket.js'
 import { priceBlock } from '../core/price-block.js'
-import { SlidingWindow } from '../core/sliding-window.js'
+import { SlidingWindow } from '../core/window.js'
 import { maxU64, type U64 } from '../core/u64.js'
 import type { GasEstimate } from '../core/wire.js'
 

@@ -5,7 +5,7 @@ import { priceBlock } from '../core/price-block.js'
 import type { U64 } from '../core/u64.js'
 import { InvalidDataError } from '../ledger/errors.js'
 import { DEFAULT_SERIES_BUCKETS, DownsampledSeries } from './downsampled-series.js'
-import { blockRequirement, cutoffPrice } from './requirement.js'
+import { blockRequirement, cutoffPrice } from '../core/requirement.js'
 import { Scorer, type TrackScore } from './scorer.js'
 import { TIERS, type Strategy, type Tier, type TierPromise } from './strategy.js'
 

@@ -1,5 +1,5 @@
 import type { BlockInput, PricedBlock } from '../core/block.js'
-import { SlidingWindow } from '../core/sliding-window.js'
+import { SlidingWindow } from '../core/window.js'
 import type { U64 } from '../core/u64.js'
 import type { GasEstimate } from '../core/wire.js'
 import type { Strategy } from './strategy.js'

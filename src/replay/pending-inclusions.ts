@@ -1,5 +1,5 @@
 import type { U64 } from '../core/u64.js'
-import type { Requirement } from './requirement.js'
+import type { Requirement } from '../core/requirement.js'
 
 /** Distinct pending prices kept per track before the cheapest group is given up as censored. */
 export const MAX_PENDING_PRICES = 65_536

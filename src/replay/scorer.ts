@@ -1,8 +1,9 @@
 import type { U64 } from '../core/u64.js'
 import { PendingInclusions, type DelayTotals } from './pending-inclusions.js'
 import { QuantileSketch } from './quantile-sketch.js'
-import { difference, type Requirement } from './requirement.js'
-import { SuffixMin } from './suffix-min.js'
+import type { Requirement } from '../core/requirement.js'
+import { u64Distance } from '../core/u64.js'
+import { SuffixMin } from '../core/suffix-min.js'
 
 /** Largest k accepted: the lookahead buffer holds this many blocks per track. */
 export const MAX_K = 10_000
@@ -112,7 +113,7 @@ export class Scorer {
         if (p >= m) {
           score.included[x] = (score.included[x] as number) + 1
           if (!score.detailed) continue
-          const over = difference(p, pStar)
+          const over = u64Distance(pStar, p)
           ;(score.overpayment[x] as QuantileSketch).add(over)
           if (pStar > 0) (score.overpayment_ratio[x] as QuantileSketch).add(over / Number(pStar))
         }

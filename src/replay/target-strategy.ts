@@ -1,10 +1,10 @@
 import type { BlockInput, PricedBlock } from '../core/block.js'
-import { SlidingWindow } from '../core/sliding-window.js'
+import { SlidingWindow } from '../core/window.js'
 import type { U64 } from '../core/u64.js'
 import type { GasEstimate } from '../core/wire.js'
-import { blockRequirement, cutoffPrice, type Requirement } from './requirement.js'
+import { blockRequirement, cutoffPrice, type Requirement } from '../core/requirement.js'
 import type { Strategy, TierPromise } from './strategy.js'
-import { SuffixMin } from './suffix-min.js'
+import { SuffixMin } from '../core/suffix-min.js'
 
 /** Parameters of the `target` strategy. */
 export interface TargetOptions {

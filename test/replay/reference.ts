@@ -1,5 +1,5 @@
 import type { U64 } from '../../src/core/u64.js'
-import type { Requirement } from '../../src/replay/requirement.js'
+import type { Requirement } from '../../src/core/requirement.js'
 
 /** What the plain reference computes for one track. */
 export interface RefScore {

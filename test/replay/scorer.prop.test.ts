@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { U64 } from '../../src/core/u64.js'
-import type { Requirement } from '../../src/replay/requirement.js'
+import type { Requirement } from '../../src/core/requirement.js'
 import { Scorer } from '../../src/replay/scorer.js'
 import { NUM_RUNS } from './helpers.js'
 import { refScore } from './reference.js'

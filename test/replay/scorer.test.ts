@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { priceBlock } from '../../src/core/price-block.js'
 import { Backtest } from '../../src/replay/backtest.js'
-import { UNREACHABLE, blockRequirement } from '../../src/replay/requirement.js'
+import { UNREACHABLE, blockRequirement } from '../../src/core/requirement.js'
 import { Scorer } from '../../src/replay/scorer.js'
 import { SMALL, fixedStrategy, full, open } from './helpers.js'
 

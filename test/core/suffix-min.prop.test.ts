@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SuffixMin } from '../../src/replay/suffix-min.js'
-import { NUM_RUNS } from './helpers.js'
+import { SuffixMin } from '../../src/core/suffix-min.js'
+import { NUM_RUNS } from './arbitraries.js'
 
 describe('SuffixMin', () => {
   it('min(d) equals the minimum of the newest d values, for every d, after every push', () => {

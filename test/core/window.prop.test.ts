@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { SlidingWindow } from '../../src/core/sliding-window.js'
+import { SlidingWindow } from '../../src/core/window.js'
 import { SortedWindow } from '../../src/core/sorted-window.js'
 import { TreapWindow } from '../../src/core/treap-window.js'
 import { NUM_RUNS, toInput, u64Arb } from './arbitraries.js'

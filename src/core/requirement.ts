@@ -1,5 +1,5 @@
-import type { PricedBlock } from '../core/block.js'
-import { U64_MAX, type U64 } from '../core/u64.js'
+import type { PricedBlock } from './block.js'
+import { U64_MAX, type U64 } from './u64.js'
 
 /**
  * The lowest gas unit price a transaction needed to enter one recorded block: `0` when the block
@@ -35,10 +35,4 @@ export function blockRequirement(priced: PricedBlock): Requirement {
 export function cutoffPrice(req: Requirement, floor: U64): U64 {
   if (req > U64_MAX) return U64_MAX
   return (req < floor ? floor : req) as U64
-}
-
-/** `a - b` as a double (exact while the difference is a safe integer). */
-export function difference(a: number | bigint, b: number | bigint): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  return Number(BigInt(a) - BigInt(b))
 }
