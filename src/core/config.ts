@@ -38,6 +38,12 @@ export interface EstimatorConfig {
   skip_newest_block: boolean
   /** Keep block history across an epoch change (Aptos drops it). Default `false`. */
   keep_history_across_epochs: boolean
+  /**
+   * Judge fullness by the block epilogue's `block_end_info` when the block carries it (rule 4).
+   * Default `true`. `false` reproduces the Aptos node as deployed, which never reads the end
+   * info (aptos-core#19880, left unfixed).
+   */
+  apply_block_end_info: boolean
 }
 
 /** What a caller may pass: any subset of the keys; numbers, decimal strings or bigints for u64. */
@@ -67,6 +73,7 @@ export const DEFAULT_CONFIG: Readonly<EstimatorConfig> = Object.freeze({
   incorporate_reordering_effects: true,
   skip_newest_block: true,
   keep_history_across_epochs: false,
+  apply_block_end_info: true,
 })
 
 const KEYS = new Set(Object.keys(DEFAULT_CONFIG))
@@ -165,5 +172,6 @@ export function resolveConfig(input: EstimatorConfigInput = {}): EstimatorConfig
     incorporate_reordering_effects: bool(raw, 'incorporate_reordering_effects'),
     skip_newest_block: bool(raw, 'skip_newest_block'),
     keep_history_across_epochs: bool(raw, 'keep_history_across_epochs'),
+    apply_block_end_info: bool(raw, 'apply_block_end_info'),
   }
 }

@@ -1,11 +1,40 @@
 import type { BlockInput, PricedBlock } from './block.js'
 import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from './config.js'
-import { InvalidBlockError } from './errors.js'
+import { InvalidBlockError, InvalidConfigError } from './errors.js'
 import { nextBucket } from './next-bucket.js'
 import { priceBlock } from './price-block.js'
 import { createWindow, type OrderStatisticWindow } from './window.js'
 import { maxU64, type U64 } from './u64.js'
 import type { GasEstimate } from './wire.js'
+
+/**
+ * The rank each tier takes in its ascending window, as a percentile 0..100: rank
+ * `floor(len·pct/100)`, at most `len − 1`. Aptos' statistics are 0 (min), 50 (upper median,
+ * `len/2`) and 90 (`len·9/10`); other values give the variants researchers compare.
+ */
+export interface WindowPercentiles {
+  low: number
+  market: number
+  aggressive: number
+}
+
+/** Aptos' statistics (api/src/context.rs): min, upper median, index len*9/10. */
+export const APTOS_PERCENTILES: Readonly<WindowPercentiles> = Object.freeze({ low: 0, market: 50, aggressive: 90 })
+
+/** Options of the engine beyond the Aptos config keys. */
+export interface EstimatorOptions {
+  /** Window ranks as percentiles (default `APTOS_PERCENTILES`). */
+  percentiles?: Partial<WindowPercentiles> | undefined
+}
+
+/** Rank of percentile `pct` in an ascending window of `len` values: floor(len·pct/100), at most len − 1. O(1). */
+export function percentileRank(len: number, pct: number): number {
+  return Math.min(len - 1, Math.floor((len * pct) / 100))
+}
+
+function statisticName(pct: number): TierExplain['statistic'] {
+  return pct === 0 ? 'min' : pct === 50 ? 'median' : `p${pct}`
+}
 
 /** Where the current estimate comes from; anything but `history` is a fallback. */
 export type EstimateSource = 'history' | 'no_history' | 'disabled' | 'static_override'
@@ -17,8 +46,11 @@ export interface TierExplain {
   /** Blocks in the tier's window, and how many of them were full. */
   window_blocks: number
   full_blocks: number
-  /** The window statistic: min (deprioritized), upper median (regular), index len*9/10 (prioritized). */
-  statistic: 'min' | 'median' | 'p90'
+  /**
+   * The window statistic: with Aptos' ranks min (deprioritized), median (upper median, regular),
+   * p90 (index len*9/10, prioritized); `pN` for another percentile.
+   */
+  statistic: 'min' | 'median' | `p${number}`
   /** Rank taken in the ascending sorted window. */
   index: number
   /** The window's value at that rank, before the max with lower tiers and the bucket step. */
@@ -54,7 +86,8 @@ export interface BlockHistoryEntry extends PricedBlock {
 /**
  * The gas-price estimator: ingest blocks in height order, read the estimate at any time.
  * Semantics equal the Aptos node's `estimate_gas_price` (api/src/context.rs) for the same
- * config. Ingest costs O(txns) + O(log W); `estimate()` is O(1) (kept current on ingest);
+ * config and the default `percentiles`; other percentiles change only the rank each window is
+ * read at. Ingest costs O(txns) + O(log W); `estimate()` is O(1) (kept current on ingest);
  * memory is fixed by `aggressive_block_history`.
  *
  * @example
@@ -65,6 +98,8 @@ export interface BlockHistoryEntry extends PricedBlock {
 export class Estimator {
   /** The resolved configuration. */
   readonly config: EstimatorConfig
+  /** The rank of each window, as a percentile. */
+  readonly percentiles: Readonly<WindowPercentiles>
   private readonly low: OrderStatisticWindow
   private readonly market: OrderStatisticWindow
   private readonly aggressive: OrderStatisticWindow
@@ -78,8 +113,13 @@ export class Estimator {
   private source: EstimateSource
   private cached: GasEstimate | null = null
 
-  constructor(config: EstimatorConfigInput | EstimatorConfig = {}) {
+  constructor(config: EstimatorConfigInput | EstimatorConfig = {}, options: EstimatorOptions = {}) {
     this.config = resolveConfig(config as EstimatorConfigInput)
+    const percentiles = { ...APTOS_PERCENTILES, ...options.percentiles }
+    for (const [tier, pct] of Object.entries(percentiles)) {
+      if (!Number.isInteger(pct) || pct < 0 || pct > 100) throw new InvalidConfigError(`percentiles.${tier}`, `must be an integer from 0 to 100, got ${JSON.stringify(pct)}`)
+    }
+    this.percentiles = Object.freeze(percentiles)
     const c = this.config
     this.low = createWindow(c.low_block_history)
     this.market = createWindow(c.market_block_history)
@@ -167,14 +207,16 @@ export class Estimator {
         bucketed,
       }
     }
-    const mi = this.market.length >> 1
-    const ai = Math.floor((this.aggressive.length * 9) / 10)
+    const p = this.percentiles
+    const li = percentileRank(this.low.length, p.low)
+    const mi = percentileRank(this.market.length, p.market)
+    const ai = percentileRank(this.aggressive.length, p.aggressive)
     return {
       ...base,
       tiers: {
-        deprioritized: tier(this.low, 'min', 0, this.deprioritized, null, null, false),
-        regular: tier(this.market, 'median', mi, this.regular, this.deprioritized, 'deprioritized', false),
-        prioritized: tier(this.aggressive, 'p90', ai, this.prioritized, this.regular, 'regular', true),
+        deprioritized: tier(this.low, statisticName(p.low), li, this.deprioritized, null, null, false),
+        regular: tier(this.market, statisticName(p.market), mi, this.regular, this.deprioritized, 'deprioritized', false),
+        prioritized: tier(this.aggressive, statisticName(p.aggressive), ai, this.prioritized, this.regular, 'regular', true),
       },
     }
   }
@@ -245,10 +287,11 @@ export class Estimator {
     }
     if (this.low.length === 0) return this.fallback('no_history')
     this.source = 'history'
-    this.deprioritized = this.low.valueAt(0)
-    this.regular = maxU64(this.deprioritized, this.market.valueAt(this.market.length >> 1))
-    const p90 = this.aggressive.valueAt(Math.floor((this.aggressive.length * 9) / 10))
-    this.prioritized = nextBucket(maxU64(this.regular, p90), c.buckets)
+    const p = this.percentiles
+    this.deprioritized = this.low.valueAt(percentileRank(this.low.length, p.low))
+    this.regular = maxU64(this.deprioritized, this.market.valueAt(percentileRank(this.market.length, p.market)))
+    const top = this.aggressive.valueAt(percentileRank(this.aggressive.length, p.aggressive))
+    this.prioritized = nextBucket(maxU64(this.regular, top), c.buckets)
   }
 
   private fallback(source: EstimateSource): void {
@@ -264,8 +307,8 @@ export class Estimator {
  * Creates an estimator from a configuration (Aptos defaults for missing keys).
  *
  * @throws InvalidConfigError naming the key at fault.
- * @example createEstimator({ low_block_history: 5, market_block_history: 20 })
+ * @example createEstimator({ low_block_history: 5, market_block_history: 20 }, { percentiles: { market: 60 } })
  */
-export function createEstimator(config: EstimatorConfigInput = {}): Estimator {
-  return new Estimator(config)
+export function createEstimator(config: EstimatorConfigInput = {}, options: EstimatorOptions = {}): Estimator {
+  return new Estimator(config, options)
 }

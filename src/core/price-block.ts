@@ -43,7 +43,7 @@ function arrayField(input: BlockInput, value: unknown, field: string, length: nu
  * Summarises one block as the Aptos node's `block_min_inclusion_price` does, validating it on
  * the way. Fullness, first matching rule: no user txns → not full; (AIP-68, with
  * `incorporate_reordering_effects`) one contract targeted by more than half the user txns → not
- * full; user txns >= `full_block_txns` → full; the block's end info present → full iff a gas or
+ * full; user txns >= `full_block_txns` → full; the block's end info present (and `apply_block_end_info`) → full iff a gas or
  * output limit was reached; a `block_gas_limit` configured → full iff summed gas used >= it;
  * otherwise not full. O(txns), no allocation beyond the result.
  *
@@ -145,7 +145,7 @@ export function priceBlock(input: BlockInput, config: EstimatorConfig): PricedBl
   } else if (n >= config.full_block_txns) {
     full = true
     reason = 'full_block_txns'
-  } else if (endInfo) {
+  } else if (endInfo && config.apply_block_end_info) {
     full = endInfo.block_gas_limit_reached || endInfo.block_output_limit_reached
     reason = 'block_end_info'
   } else if (config.block_gas_limit !== null) {

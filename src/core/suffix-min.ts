@@ -46,6 +46,13 @@ export class SuffixMin<T extends number | bigint> {
     this.pushed++
   }
 
+  /** Forgets every value. */
+  clear(): void {
+    this.head = 0
+    this.size = 0
+    this.pushed = 0
+  }
+
   /** Minimum of the newest `d` values; requires 1 <= d <= min(capacity, length). */
   min(d: number): T {
     const cap = this.capacity

@@ -24,6 +24,8 @@ export interface TierResult {
   tier: Tier
   promised: TierPromise | null
   score: TrackScore
+  /** For a promise: the floor price alone was included within k at a share >= q (see `Scorer.floorRate`); else `null`. */
+  floor_bound: boolean | null
 }
 
 export interface StrategyResult {
@@ -130,7 +132,11 @@ export class Backtest {
     this.scorer.close()
     let track = 0
     const strategies = this.options.strategies.map((s): StrategyResult => {
-      const tiers = TIERS.map((tier, i): TierResult => ({ tier, promised: s.promises[i] ?? null, score: this.scorer.score(track++) }))
+      const tiers = TIERS.map((tier, i): TierResult => {
+        const promised = s.promises[i] ?? null
+        const floorRate = promised === null ? null : this.scorer.floorRate(this.scorer.ks.indexOf(promised.k))
+        return { tier, promised, score: this.scorer.score(track++), floor_bound: promised === null || floorRate === null ? null : floorRate >= promised.q }
+      })
       const sweep = s.sweep.map((promised) => ({ promised, score: this.scorer.score(track++) }))
       return { name: s.name, kind: s.kind, config: s.config, tiers, sweep }
     })

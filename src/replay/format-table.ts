@@ -3,7 +3,7 @@ import type { BacktestJson } from './result-json.js'
 /**
  * The summary table printed by `ledger-gas backtest`: one row per strategy and tier with the
  * inclusion rate at each requested k, overpayment median and p90 (octas/gas unit, at the
- * smallest k) and mean delay (blocks).
+ * smallest k) and mean delay (blocks). A promise the floor price alone kept is marked floor-bound.
  */
 export function formatTable(json: BacktestJson): string {
   const ks = json.k
@@ -12,7 +12,7 @@ export function formatTable(json: BacktestJson): string {
   const rows: string[][] = []
   for (const s of json.strategies) {
     for (const t of s.tiers) {
-      const promise = t.promised === null ? '-' : `${t.promised.q}@${t.promised.k}${t.achieved === null ? '' : ` (${percent(t.achieved)})`}`
+      const promise = t.promised === null ? '-' : `${t.promised.q}@${t.promised.k}${t.achieved === null ? '' : ` (${percent(t.achieved)})`}${t.floor_bound === true ? ' floor-bound' : ''}`
       rows.push([
         s.name,
         t.tier,
@@ -27,7 +27,8 @@ export function formatTable(json: BacktestJson): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)))
   const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ').trimEnd()
   const title = `${json.blocks} blocks (${json.full_blocks} full), heights ${json.first_block_height ?? '-'}..${json.last_block_height ?? '-'}; ` +
-    `"in k" = inclusion rate within k blocks; overpayment in octas/gas unit at k=${headK}; delay in blocks`
+    `"in k" = inclusion rate within k blocks; overpayment in octas/gas unit at k=${headK}; delay in blocks; ` +
+    `"floor-bound" = the minimum price alone kept that promise (over-kept by construction)`
   return [title, line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n') + '\n'
 }
 

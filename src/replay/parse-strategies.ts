@@ -1,12 +1,12 @@
+import { DEFAULT_CALIBRATED_CONFIG, MAX_PROMISE_K } from '../core/calibrated-config.js'
 import { resolveConfig, type EstimatorConfig } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
-import { APTOS_PERCENTILES, type AptosPercentiles } from './aptos-percentile-estimator.js'
+import { APTOS_PERCENTILES, type WindowPercentiles } from '../core/estimator.js'
 import { createAptosStrategy } from './aptos-strategy.js'
 import { InvalidStrategyError } from './errors.js'
 import { GETH_DEFAULTS, createGethStrategy } from './geth-strategy.js'
-import { MAX_K } from './scorer.js'
 import type { Strategy, TierPromise } from './strategy.js'
-import { TARGET_DEFAULT_PROMISES, TARGET_DEFAULT_WINDOW, createTargetStrategy } from './target-strategy.js'
+import { TARGET_DEFAULT_PROMISES, createTargetStrategy } from './target-strategy.js'
 
 /** The strategies compared when none are named. */
 export const DEFAULT_STRATEGIES = 'aptos,geth,target'
@@ -26,10 +26,12 @@ entry as written, so the same kind may appear several times with different keys.
             P (floor((n-1)*P/100) of the sorted samples). Keys: blocks=N (20), pct=P (60, all
             tiers), low_pct/market_pct/aggressive_pct=P, empty=last|skip (an empty block repeats
             the previous answer, as geth does; or is left out)
-  target    each tier promises inclusion within k blocks with probability >= q, priced from the
-            recent distribution of k-block minimum cutoffs. Keys: low=K/Q market=K/Q
-            aggressive=K/Q (defaults 10/0.9, 3/0.9, 1/0.9), k=K and q=Q (set every tier),
-            window=N (120 windows), sweep=true|false (calibration sweep, default true)
+  target    the calibrated estimator: each tier promises inclusion within k blocks with
+            probability >= q and learns online to keep it (adaptive conformal inference over the
+            recent k-block minimum cutoffs; tiers kept ordered). Keys: low=K/Q market=K/Q
+            aggressive=K/Q (defaults 10/0.9, 3/0.9, 1/0.95), k=K and q=Q (set every tier),
+            window=N (1000 blocks), lr=G (learning rate, 0.005),
+            sweep=true|false (calibration sweep, default true)
 
   Example: --strategies aptos,aptos:low=5:market=20:aggressive=60,geth,target:k=1:q=0.9`
 
@@ -73,14 +75,14 @@ export function parseStrategies(list: string, base: EstimatorConfig): Strategy[]
 }
 
 const WINDOW_KEYS: Record<string, keyof EstimatorConfig> = { low: 'low_block_history', market: 'market_block_history', aggressive: 'aggressive_block_history' }
-const SCALAR_KEYS = new Set(['enabled', 'full_block_txns', 'low_block_history', 'market_block_history', 'aggressive_block_history', 'min_gas_unit_price', 'block_gas_limit', 'incorporate_reordering_effects', 'skip_newest_block', 'keep_history_across_epochs'])
+const SCALAR_KEYS = new Set(['enabled', 'full_block_txns', 'low_block_history', 'market_block_history', 'aggressive_block_history', 'min_gas_unit_price', 'block_gas_limit', 'incorporate_reordering_effects', 'skip_newest_block', 'keep_history_across_epochs', 'apply_block_end_info'])
 
 function aptos(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
   const overrides: Record<string, unknown> = {}
-  const pct: AptosPercentiles = { ...APTOS_PERCENTILES }
+  const pct: WindowPercentiles = { ...APTOS_PERCENTILES }
   for (const [key, value] of pairs) {
     if (key === 'low_pct' || key === 'market_pct' || key === 'aggressive_pct') {
-      pct[key.slice(0, -4) as keyof AptosPercentiles] = integer(spec, key, value, 0, 100)
+      pct[key.slice(0, -4) as keyof WindowPercentiles] = integer(spec, key, value, 0, 100)
       continue
     }
     const name = WINDOW_KEYS[key] ?? key
@@ -121,14 +123,16 @@ function geth(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
 }
 
 function target(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
-  let window = TARGET_DEFAULT_WINDOW
+  let window: number = DEFAULT_CALIBRATED_CONFIG.window
+  let learning_rate: number = DEFAULT_CALIBRATED_CONFIG.learning_rate
   let sweep = true
   let k: number | null = null
   let q: number | null = null
   const per: Partial<Record<'low' | 'market' | 'aggressive', TierPromise>> = {}
   for (const [key, value] of pairs) {
     if (key === 'window') window = integer(spec, key, value, 1, 1_000_000)
-    else if (key === 'k') k = integer(spec, key, value, 1, MAX_K)
+    else if (key === 'lr') learning_rate = rate(spec, key, value)
+    else if (key === 'k') k = integer(spec, key, value, 1, MAX_PROMISE_K)
     else if (key === 'q') q = probability(spec, key, value)
     else if (key === 'sweep') {
       if (value !== 'true' && value !== 'false') throw new InvalidStrategyError(spec, `sweep must be true or false, got '${value}'`)
@@ -136,7 +140,7 @@ function target(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
     } else if (key === 'low' || key === 'market' || key === 'aggressive') {
       const m = /^([0-9]+)\/(.+)$/.exec(value)
       if (m === null) throw new InvalidStrategyError(spec, `${key} must be K/Q (e.g. ${key}=3/0.9), got '${value}'`)
-      per[key] = { k: integer(spec, `${key} (k)`, m[1] as string, 1, MAX_K), q: probability(spec, `${key} (q)`, m[2] as string) }
+      per[key] = { k: integer(spec, `${key} (k)`, m[1] as string, 1, MAX_PROMISE_K), q: probability(spec, `${key} (q)`, m[2] as string) }
     } else throw new InvalidStrategyError(spec, `unknown key '${key}' for target`)
   }
   const tier = (name: 'low' | 'market' | 'aggressive', i: number): TierPromise => {
@@ -144,10 +148,9 @@ function target(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
     return per[name] ?? { k: k ?? d.k, q: q ?? d.q }
   }
   return createTargetStrategy(spec, {
-    window,
-    promises: [tier('low', 0), tier('market', 1), tier('aggressive', 2)],
+    config: base,
+    calibrated: { deprioritized: tier('low', 0), regular: tier('market', 1), prioritized: tier('aggressive', 2), window, learning_rate },
     sweep,
-    min_gas_unit_price: base.min_gas_unit_price,
   })
 }
 
@@ -160,8 +163,16 @@ function integer(spec: string, key: string, value: string, min: number, max: num
 
 function probability(spec: string, key: string, value: string): number {
   const n = Number(value)
-  if (!/^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$/.test(value) || !(n > 0 && n <= 1)) {
-    throw new InvalidStrategyError(spec, `${key} must be a probability in (0, 1], got '${value}'`)
+  if (!/^(0?\.[0-9]+)$/.test(value) || !(n > 0 && n < 1)) {
+    throw new InvalidStrategyError(spec, `${key} must be a probability strictly between 0 and 1, got '${value}'`)
+  }
+  return n
+}
+
+function rate(spec: string, key: string, value: string): number {
+  const n = Number(value)
+  if (!/^(0?\.[0-9]+|1(\.0+)?)$/.test(value) || !(n > 0 && n <= 1)) {
+    throw new InvalidStrategyError(spec, `${key} must be a number in (0, 1], got '${value}'`)
   }
   return n
 }

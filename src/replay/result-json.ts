@@ -30,6 +30,18 @@ export interface TierJson {
   overpayment_by_k: Record<string, OverpaymentJson>
   /** For a promise: the achieved inclusion rate at the promised k. */
   achieved: number | null
+  /** 1 − inclusion_rate, per k. */
+  miss_rate: Record<string, number | null>
+  /**
+   * Price paid / the cheapest price that would have met the same k (p / p*), averaged over the
+   * included evaluations, per k: 1 is hindsight-perfect.
+   */
+  cost_vs_hindsight: Record<string, number | null>
+  /**
+   * For a promise: true when the floor price alone kept it over the data (so it is over-kept by
+   * construction and says nothing about calibration); `null` without a promise.
+   */
+  floor_bound: boolean | null
   delay: { included: number; censored: number; max_blocks: number }
 }
 
@@ -91,7 +103,7 @@ export function toBacktestJson(result: BacktestResult): BacktestJson {
   }
 }
 
-function tierJson({ tier, promised, score }: TierResult, ks: number[], headK: number): TierJson {
+function tierJson({ tier, promised, score, floor_bound }: TierResult, ks: number[], headK: number): TierJson {
   const byK = <T>(f: (i: number) => T): Record<string, T> => Object.fromEntries(ks.map((k, i) => [String(k), f(i)]))
   const d = score.delay
   const overpayment_by_k = byK((i) => overpaymentJson(score, i, ks[i] as number))
@@ -105,6 +117,15 @@ function tierJson({ tier, promised, score }: TierResult, ks: number[], headK: nu
     included: byK((i) => score.included[i] as number),
     overpayment_by_k,
     achieved: promised === null ? null : rate(score, ks.indexOf(promised.k)),
+    miss_rate: byK((i) => {
+      const r = rate(score, i)
+      return r === null ? null : 1 - r
+    }),
+    cost_vs_hindsight: byK((i) => {
+      const mean = (score.overpayment_ratio[i] as QuantileSketch).mean
+      return mean === null ? null : 1 + mean
+    }),
+    floor_bound,
     delay: { included: d.included, censored: d.censored, max_blocks: d.max_delay },
   }
 }

@@ -54,6 +54,8 @@ export class Scorer {
   private readonly scores: TrackScore[]
   /** Delay trackers of the detailed tracks, `null` for inclusion-only ones. */
   private readonly pending: (PendingInclusions | null)[]
+  /** Per k: evaluations at which the floor price itself was included within k. */
+  private readonly floorIncluded: number[]
   private n = 0
   private closed = false
 
@@ -71,6 +73,7 @@ export class Scorer {
     this.maxK = sorted[sorted.length - 1] as number
     this.prices = new Array<U64>((this.maxK + 1) * tracks).fill(0)
     this.reqs = new SuffixMin<Requirement>(this.maxK)
+    this.floorIncluded = sorted.map(() => 0)
     this.pending = Array.from({ length: tracks }, (_, t) => (detailed(t) ? new PendingInclusions() : null))
     this.scores = this.pending.map((p) => ({
       detailed: p !== null,
@@ -104,6 +107,7 @@ export class Scorer {
       const t = i - k
       if (t < 0) break
       const m = this.reqs.min(k)
+      if (this.floor >= m) this.floorIncluded[x] = (this.floorIncluded[x] as number) + 1
       const pStar = m < this.floor ? this.floor : m
       const base = (t % (this.maxK + 1)) * T
       for (let s = 0; s < T; s++) {
@@ -133,6 +137,16 @@ export class Scorer {
     if (this.closed) return
     this.closed = true
     for (const p of this.pending) p?.close()
+  }
+
+  /**
+   * Share of the evaluations at `ks[x]` at which the floor (`min_gas_unit_price`) itself was
+   * included within k: a promise of probability q at that k is floor-bound when this is >= q
+   * (no lower price exists to offer, so it is over-kept by construction). `null` before any.
+   */
+  floorRate(x: number): number | null {
+    const n = this.n - (this.ks[x] as number)
+    return n <= 0 ? null : (this.floorIncluded[x] as number) / n
   }
 
   /** The scores of `track` (live; final after `close`). */

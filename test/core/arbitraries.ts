@@ -38,6 +38,7 @@ export const configArb = fc
     reorder: fc.boolean(),
     skip: fc.boolean(),
     keep: fc.boolean(),
+    endInfo: fc.constantFrom(true, true, true, false),
     enabled: fc.constantFrom(true, true, true, true, true, true, true, true, true, false),
     override: fc.oneof({ weight: 9, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.tuple(u64Arb, u64Arb, u64Arb) }),
   })
@@ -58,6 +59,7 @@ export const configArb = fc
       incorporate_reordering_effects: r.reorder,
       skip_newest_block: r.skip,
       keep_history_across_epochs: r.keep,
+      apply_block_end_info: r.endInfo,
     }
     const config: EstimatorConfigInput = {
       enabled: r.enabled,
@@ -72,6 +74,7 @@ export const configArb = fc
       incorporate_reordering_effects: r.reorder,
       skip_newest_block: r.skip,
       keep_history_across_epochs: r.keep,
+      apply_block_end_info: r.endInfo,
     }
     return { config, ref }
   })

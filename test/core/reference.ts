@@ -16,6 +16,7 @@ export interface RefConfig {
   incorporate_reordering_effects: boolean
   skip_newest_block: boolean
   keep_history_across_epochs: boolean
+  apply_block_end_info: boolean
 }
 
 export interface RefBlock {
@@ -42,7 +43,7 @@ export function refBlockPrice(b: RefBlock, c: RefConfig): bigint {
   }
   let full: boolean
   if (n >= c.full_block_txns) full = true
-  else if (b.endInfo !== null) full = b.endInfo.block_gas_limit_reached || b.endInfo.block_output_limit_reached
+  else if (b.endInfo !== null && c.apply_block_end_info) full = b.endInfo.block_gas_limit_reached || b.endInfo.block_output_limit_reached
   else if (c.block_gas_limit !== null) full = b.gasUsed.reduce((s, g) => s + g, 0n) >= c.block_gas_limit
   else full = false
   if (!full) return c.min_gas_unit_price
@@ -56,7 +57,16 @@ export interface RefEstimate {
   prioritized_gas_estimate: bigint
 }
 
-export function refEstimate(blocks: RefBlock[], c: RefConfig): RefEstimate {
+/** Window ranks as percentiles (Aptos: 0, 50, 90), written as the plain formula floor(len·pct/100) capped at len − 1. */
+export interface RefPercentiles {
+  low: number
+  market: number
+  aggressive: number
+}
+
+const at = (sorted: bigint[], pct: number): bigint => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * pct) / 100))]!
+
+export function refEstimate(blocks: RefBlock[], c: RefConfig, pct: RefPercentiles = { low: 0, market: 50, aggressive: 90 }): RefEstimate {
   const min = c.min_gas_unit_price
   const fallback = { deprioritized_gas_estimate: min, gas_estimate: min, prioritized_gas_estimate: refNextBucket(min, c.buckets) }
   if (!c.enabled) return fallback
@@ -75,13 +85,10 @@ export function refEstimate(blocks: RefBlock[], c: RefConfig): RefEstimate {
   }
   if (prices.length === 0) return fallback
   const sorted = (xs: bigint[]) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  const lowSlice = prices.slice(0, c.low_block_history)
-  const low = lowSlice.reduce((m, p) => (p < m ? p : m))
-  const marketSorted = sorted(prices.slice(0, c.market_block_history))
-  const m = marketSorted[Math.floor(marketSorted.length / 2)]!
+  const low = at(sorted(prices.slice(0, c.low_block_history)), pct.low)
+  const m = at(sorted(prices.slice(0, c.market_block_history)), pct.market)
   const market = m > low ? m : low
-  const aggSorted = sorted(prices)
-  const a = aggSorted[Math.floor((aggSorted.length * 9) / 10)]!
+  const a = at(sorted(prices), pct.aggressive)
   const p90 = a > market ? a : market
   return { deprioritized_gas_estimate: low, gas_estimate: market, prioritized_gas_estimate: refNextBucket(p90, c.buckets) }
 }

@@ -65,9 +65,20 @@ describe('ledger-gas backtest', () => {
     expect(r.strategies[3].tiers.map((t: { promised: unknown }) => t.promised)).toEqual([
       { k: 10, q: 0.9 },
       { k: 3, q: 0.9 },
-      { k: 1, q: 0.9 },
+      { k: 1, q: 0.95 },
     ])
     expect(r.strategies[3].tiers[0].achieved).toBe(r.strategies[3].tiers[0].inclusion_rate['10'])
+    for (const s of r.strategies) {
+      for (const t of s.tiers) {
+        for (const k of Object.keys(t.inclusion_rate)) {
+          expect(t.miss_rate[k]).toBeCloseTo(1 - t.inclusion_rate[k], 12)
+          // paying at least the cheapest price that would have met k: the ratio is never below 1
+          if (t.cost_vs_hindsight[k] !== null) expect(t.cost_vs_hindsight[k]).toBeGreaterThanOrEqual(1)
+        }
+        expect(typeof t.overpayment.mean).toBe('number')
+        expect(t.floor_bound === null).toBe(t.promised === null)
+      }
+    }
     expect(r.strategies[3].calibration).toHaveLength(15)
     // the table names every strategy and tier
     expect(t.out()).toMatch(/^5000 blocks \(\d+ full\)/)
@@ -142,6 +153,6 @@ describe('ledger-gas backtest', () => {
     const t = io()
     expect(await main(['backtest', '--help'], t.io)).toBe(0)
     expect(t.out()).toMatch(/aptos:low=5:market=20:aggressive=60/)
-    expect(t.out()).toMatch(/target\s+each tier promises inclusion within k blocks/)
+    expect(t.out()).toMatch(/target\s+the calibrated estimator: each tier promises inclusion within k blocks/)
   })
 })

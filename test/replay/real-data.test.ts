@@ -50,8 +50,10 @@ describe('Aptos mainnet sample (aphd, 6,154 blocks, read-only)', () => {
     const aptos = a.strategies[0]
     // Aptos on a quiet chain: low = market = 100, aggressive = next_bucket(100) = 150 → overpays 0, 0, 50
     expect(aptos.tiers.map((t: { overpayment: { median: number } }) => t.overpayment.median)).toEqual([0, 0, 50])
-    // geth follows the wallets' 101 default (the cheapest price of most blocks)
-    expect(a.strategies[1].tiers[1].overpayment.median).toBe(1)
+    // geth follows the wallets' 101 default (the cheapest price of most blocks) and bids 1 above it
+    expect(a.strategies[1].tiers[1].overpayment.median).toBe(2)
+    // no block is full: every promise is kept by the floor alone, so it is floor-bound
+    for (const t of a.strategies[2].tiers) expect(t.floor_bound).toBe(true)
   })
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../src/core/config.js'
+import { createCalibratedEstimator } from '../../src/core/calibrated-estimator.js'
 import { createEstimator } from '../../src/core/estimator.js'
 import { priceBlock } from '../../src/core/price-block.js'
 import type { BlockInput } from '../../src/core/block.js'
@@ -26,22 +27,24 @@ describe('geth strategy', () => {
   it('answers the floor-index 60th percentile of the per-block cheapest prices', () => {
     // samples 500, 100, 400, 200, 300 → sorted 100..500, index floor(4·60/100) = 2 → 300
     const out = feed(geth(), [open(1, 500), open(2, 100), open(3, 400), open(4, 200), open(5, 300)])
-    expect(out.map((x) => x[1])).toEqual([500, 100, 400, 200, 300])
-    expect(out.map((x) => x[0])).toEqual([500, 100, 400, 200, 300])
-    expect(feed(geth(), [blk(1, [900, 120]), blk(2, [700, 130, 150])]).at(-1)).toEqual([120, 120, 120])
+    // each answer bids 1 above the sample: a full block admits only prices above its cheapest
+    expect(out.map((x) => x[1])).toEqual([501, 101, 401, 201, 301])
+    expect(out.map((x) => x[0])).toEqual([501, 101, 401, 201, 301])
+    expect(feed(geth(), [blk(1, [900, 120]), blk(2, [700, 130, 150])]).at(-1)).toEqual([121, 121, 121])
   })
 
   it('keeps only the last `blocks` samples', () => {
     const out = feed(geth('last', 2), [open(1, 1000), open(2, 100), open(3, 100)])
-    expect(out.at(-1)).toEqual([100, 100, 100])
+    expect(out.at(-1)).toEqual([101, 101, 101])
   })
 
   it('an empty block repeats the previous answer (empty=last) or is left out (empty=skip)', () => {
     const blocks = [open(1, 100), open(2, 300), open(3), open(4), open(5)]
-    // last: samples 100, 300, 100 (prev answer after block 2 = sorted[floor(1·0.6)] = 100), 100, 100
-    expect(feed(geth('last'), blocks).map((x) => x[1])).toEqual([100, 100, 100, 100, 100])
+    // last: samples 100, 300, 100 (prev sample after block 2 = sorted[floor(1·0.6)] = 100), 100, 100;
+    // the bid is the sample + 1, and an empty block repeats the sample, not the bid (no drift)
+    expect(feed(geth('last'), blocks).map((x) => x[1])).toEqual([101, 101, 101, 101, 101])
     const skip = feed(geth('skip'), [open(1, 300), open(2, 500), open(3), open(4)])
-    expect(skip.map((x) => x[1])).toEqual([300, 300, 300, 300]) // [300, 500] → index floor(1·0.6) = 0
+    expect(skip.map((x) => x[1])).toEqual([301, 301, 301, 301]) // [300, 500] → index floor(1·0.6) = 0
   })
 
   it('answers the floor before any sample', () => {
@@ -50,45 +53,42 @@ describe('geth strategy', () => {
 })
 
 describe('target strategy', () => {
-  const target = (k: number, q: number, window = 120) =>
-    createTargetStrategy('t', { window, promises: [{ k, q }, { k, q }, { k, q }], sweep: false, min_gas_unit_price: 100 })
-
-  it('prices the q-quantile of the recent per-block cutoffs for k = 1', () => {
-    // nine open blocks (cutoff = floor 100) and one full at 500 (cutoff 501)
-    const blocks = [...Array.from({ length: 9 }, (_, i) => open(i + 1)), full(10, 500)]
-    expect(feed(target(1, 0.9), blocks).at(-1)).toEqual([100, 100, 100]) // rank ⌈9⌉ = 9th of 10 → 100
-    expect(feed(target(1, 0.95), blocks).at(-1)).toEqual([501, 501, 501]) // rank ⌈9.5⌉ = 10th → 501
-  })
-
-  it('learns from the minimum over each k consecutive blocks', () => {
-    // cutoffs 501, 501, 100, 501, 501 → 2-block minima: 501, 100, 100, 501
-    const blocks = [full(1, 500), full(2, 500), open(3), full(4, 500), full(5, 500)]
-    expect(feed(target(2, 0.5), blocks).map((x) => x[1])).toEqual([100, 501, 100, 100, 100])
-    expect(feed(target(2, 1), blocks).at(-1)).toEqual([501, 501, 501])
-  })
-
-  it('forgets windows older than `window`', () => {
-    const blocks = [full(1, 2999), open(2), open(3)]
-    expect(feed(target(1, 1, 2), blocks).at(-1)).toEqual([100, 100, 100])
+  it('is the core calibrated estimator, block for block, learning from the scoring config', () => {
+    const config = resolveConfig({ full_block_txns: 2 })
+    const [s] = parseStrategies('target:window=50:lr=0.05:low=4/0.8:market=2/0.85:aggressive=1/0.9', config) as [Strategy]
+    const e = createCalibratedEstimator(config, { window: 50, learning_rate: 0.05, deprioritized: { k: 4, q: 0.8 }, regular: { k: 2, q: 0.85 }, prioritized: { k: 1, q: 0.9 } })
+    for (const b of syntheticChain(400, 5)) {
+      s.ingest(b, priceBlock(b, config))
+      e.ingest(b)
+      expect(s.estimate()).toEqual(e.estimate())
+    }
   })
 
   it('answers the floor before the first complete k-block window', () => {
-    expect(feed(target(3, 0.9), [full(1, 500), full(2, 500)])).toEqual([
+    const target = createTargetStrategy('t', { config: SMALL, calibrated: { deprioritized: { k: 3 }, regular: { k: 3 }, prioritized: { k: 3 } }, sweep: false })
+    expect(feed(target, [full(1, 500), full(2, 500)])).toEqual([
       [100, 100, 100],
       [100, 100, 100],
     ])
   })
 
-  it('states its promises and prices a calibration sweep at each promised k', () => {
+  it('states its promises (defaults 0.9@10, 0.9@3, 0.95@1) and prices a calibration sweep at each promised k', () => {
     const s = parseStrategies('target', SMALL)[0] as Strategy
     expect(s.promises).toEqual([
       { k: 10, q: 0.9 },
       { k: 3, q: 0.9 },
-      { k: 1, q: 0.9 },
+      { k: 1, q: 0.95 },
     ])
     expect(s.sweep.map((p) => p.k)).toEqual([1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 10, 10, 10, 10, 10])
     s.ingest(open(1), priceBlock(open(1), SMALL))
     expect(s.sweepEstimate()).toHaveLength(15)
+  })
+
+  it('k=K:q=Q sets every tier; q must be strictly between 0 and 1', () => {
+    const [s] = parseStrategies('target:k=2:q=0.8', SMALL) as [Strategy]
+    expect(s.promises).toEqual([{ k: 2, q: 0.8 }, { k: 2, q: 0.8 }, { k: 2, q: 0.8 }])
+    expect(() => parseStrategies('target:q=1', SMALL)).toThrow(InvalidStrategyError)
+    expect(() => parseStrategies('target:lr=0', SMALL)).toThrow(InvalidStrategyError)
   })
 })
 
@@ -147,7 +147,7 @@ describe('strategy list syntax', () => {
     bad('aptos:market_pct=101', /market_pct must be an integer from 0 to 100/)
     bad('geth:empty=maybe', /empty must be 'last' or 'skip'/)
     bad('geth:blocks=0', /blocks must be an integer from 1/)
-    bad('target:q=1.5', /q must be a probability in \(0, 1\]/)
+    bad('target:q=1.5', /q must be a probability strictly between 0 and 1/)
     bad('target:q=0', /q must be a probability/)
     bad('target:market=3', /market must be K\/Q/)
     bad('target:k=0', /k must be an integer from 1/)
