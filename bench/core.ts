@@ -6,6 +6,7 @@
 import { Bench } from 'tinybench'
 import type { BlockInput } from '../src/core/block.js'
 import { resolveConfig } from '../src/core/config.js'
+import { createCalibratedEstimator } from '../src/core/calibrated-estimator.js'
 import { createEstimator } from '../src/core/estimator.js'
 import { nextBucket } from '../src/core/next-bucket.js'
 import { priceBlock } from '../src/core/price-block.js'
@@ -159,6 +160,24 @@ async function runCoreRound(time: number): Promise<CoreBenchResult[]> {
     }
   }
 
+  // 4. The calibrated mode beside the Aptos mode: ingest + estimate per block, same blocks.
+  for (const [label, blocks] of [['0-20 txn', small], ['250-txn', big]] as const) {
+    bench.add(`${label} blocks: calibrated mode ingest + estimate`, () => {
+      const e = createCalibratedEstimator(config)
+      for (const b of blocks) {
+        e.ingest(b)
+        sink += e.estimate().gas_estimate as number
+      }
+    })
+    bench.add(`${label} blocks: aptos mode ingest + estimate`, () => {
+      const e = createEstimator(config)
+      for (const b of blocks) {
+        e.ingest(b)
+        sink += e.estimate().gas_estimate as number
+      }
+    })
+  }
+
   await bench.run()
   for (const t of bench.tasks) {
     const r = t.result
@@ -176,6 +195,8 @@ async function runCoreRound(time: number): Promise<CoreBenchResult[]> {
     row('250-txn block: ingest + estimate', '250-txn block: bare min + gas-sum loop', 'cost <= 2x', (x) => x <= 2),
     row('250-txn blocks, windows x100', '250-txn blocks, default windows', 'cost <= 3x', (x) => x <= 3),
     row('empty blocks, windows x100', 'empty blocks, default windows', 'cost <= 3x', (x) => x <= 3),
+    row('0-20 txn blocks: calibrated mode ingest + estimate', '0-20 txn blocks: aptos mode ingest + estimate', 'cost <= 2x', (x) => x <= 2),
+    row('250-txn blocks: calibrated mode ingest + estimate', '250-txn blocks: aptos mode ingest + estimate', 'cost <= 2x', (x) => x <= 2),
   ]
 }
 
