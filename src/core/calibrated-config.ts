@@ -21,7 +21,10 @@ export interface CalibratedConfig {
   window: number
   /**
    * Step γ of the adaptive-conformal update of each tier's miscoverage level (Gibbs & Candès
-   * 2021). Larger adapts faster to regime changes and jitters more. Default 0.005, the paper's.
+   * 2021). The long-run miss rate is within (1 + 2γ(k+1))/(γT) of 1 − q after T outcomes, so a
+   * larger γ keeps the promise tighter over shorter runs and jitters more. Default 0.05: within
+   * 1.4 points after 3,000 blocks at k = 10; the paper's 0.005 needs ten times as many blocks
+   * (it measured +5.8 points on a 3,000-block sustained-congestion chain, 0.05 measured +0.4).
    */
   learning_rate: number
 }
@@ -38,13 +41,13 @@ export type CalibratedConfigInput = {
 /** Largest k a promise may name (the outcome of a quote is known k blocks later; this bounds the memory). */
 export const MAX_PROMISE_K = 10_000
 
-/** The documented defaults: 0.9 within 10, 0.9 within 3, 0.95 within 1; 1,000 blocks; γ = 0.005. */
+/** The documented defaults: 0.9 within 10, 0.9 within 3, 0.95 within 1; 1,000 blocks; γ = 0.05. */
 export const DEFAULT_CALIBRATED_CONFIG: Readonly<CalibratedConfig> = Object.freeze({
   deprioritized: Object.freeze({ k: 10, q: 0.9 }),
   regular: Object.freeze({ k: 3, q: 0.9 }),
   prioritized: Object.freeze({ k: 1, q: 0.95 }),
   window: 1000,
-  learning_rate: 0.005,
+  learning_rate: 0.05,
 })
 
 const TIER_KEYS = ['deprioritized', 'regular', 'prioritized'] as const

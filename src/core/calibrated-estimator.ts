@@ -29,8 +29,8 @@ export interface CalibratedTier {
   level: number
   /** k-block samples the price is read from (at most `window`). */
   samples: number
-  /** The lower tier that raised this one to keep the tiers ordered, if any. */
-  raised_by: 'deprioritized' | 'regular' | null
+  /** The higher tier that capped this one to keep the tiers ordered, if any. */
+  capped_by: 'regular' | 'prioritized' | null
 }
 
 /** Why the calibrated estimate is what it is. */
@@ -55,8 +55,13 @@ export interface CalibratedExplain {
  * `apply_block_end_info`, …); a transaction at price p gets into a full block only if p is
  * strictly above its cheapest included price, into any other block at any price.
  *
- * Tiers stay ordered (deprioritized <= regular <= prioritized): a lower tier's price raises a
- * higher one, and outcomes are scored on the raised price. Epoch changes do not reset the
+ * Tiers stay ordered (deprioritized <= regular <= prioritized): a higher tier's price caps the
+ * lower ones, and outcomes are scored on the capped price, so a capped tier's calibration makes
+ * up for it at other blocks. (Capping from the top rather than raising from the bottom keeps the
+ * urgent tiers tight: raising a tier would over-keep its promise whenever a slower tier's price
+ * happened to be above it; a slower tier has the slack to absorb the cap, as long as its
+ * promise is no harder than the faster one's, which holds for the defaults since the minimum
+ * cutoff over more blocks is never higher.) Epoch changes do not reset the
  * history (a requirement is a price, not an epoch-bound statistic). Cost per block O(txns) for
  * pricing plus O(|distinct k| · log W); `estimate()` O(1); the inverse queries O(W) or
  * O(W log W) over the newest `window` blocks. Deterministic: the same blocks give the same
@@ -130,13 +135,13 @@ export class CalibratedEstimator {
     this.ring[this.ingested++ % this.ring.length] = priced
     const q = this.quotes
     q.observe(blockRequirement(priced))
-    let below: U64 | null = null
-    for (let i = 0; i < 3; i++) {
+    let above: U64 | null = null
+    for (let i = 2; i >= 0; i--) {
       let p = q.quote(i)
-      if (below !== null && p < below) p = below
+      if (above !== null && p > above) p = above
       q.serve(i, p)
       this.prices[i] = p
-      below = p
+      above = p
     }
     this.cached = null
   }
@@ -156,7 +161,7 @@ export class CalibratedEstimator {
     const q = this.quotes
     const tier = (i: number): CalibratedTier => {
       const price = this.prices[i] as U64
-      const raised = i > 0 && price > q.quote(i) ? (TIER_NAMES[i - 1] as 'deprioritized' | 'regular') : null
+      const capped = i < 2 && price < q.quote(i) ? (TIER_NAMES[i + 1] as 'regular' | 'prioritized') : null
       return {
         tier: TIER_NAMES[i] as TierName,
         promise: q.promises[i] as TierPromise,
@@ -165,7 +170,7 @@ export class CalibratedEstimator {
         floor_bound: q.floorBound(i),
         level: q.level(i),
         samples: q.samples(i),
-        raised_by: raised,
+        capped_by: capped,
       }
     }
     return [tier(0), tier(1), tier(2)]
@@ -179,7 +184,7 @@ export class CalibratedEstimator {
       as_of: newest === undefined ? null : { block_height: newest.block_height, epoch: newest.epoch },
       source: newest === undefined ? 'no_history' : 'history',
       blocks_ingested: this.ingested,
-      method: 'adaptive conformal inference (Gibbs & Candès 2021) over the empirical distribution of recent k-block minimum cutoffs; tiers kept ordered',
+      method: 'adaptive conformal inference (Gibbs & Candès 2021) over the empirical distribution of recent k-block minimum cutoffs; a higher tier caps the lower ones',
       window: this.calibrated.window,
       learning_rate: this.calibrated.learning_rate,
       min_gas_unit_price: this.config.min_gas_unit_price,
@@ -230,7 +235,7 @@ export class CalibratedEstimator {
 
 /**
  * Creates a calibrated estimator: block pricing from the Aptos config keys, promises and learning
- * from `calibrated` (defaults: 0.9 within 10, 0.9 within 3, 0.95 within 1; window 1,000; γ 0.005).
+ * from `calibrated` (defaults: 0.9 within 10, 0.9 within 3, 0.95 within 1; window 1,000; γ 0.05).
  *
  * @throws InvalidConfigError naming the key at fault.
  * @example createCalibratedEstimator({}, { prioritized: { k: 2, q: 0.99 } })

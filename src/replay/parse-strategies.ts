@@ -30,7 +30,7 @@ entry as written, so the same kind may appear several times with different keys.
             probability >= q and learns online to keep it (adaptive conformal inference over the
             recent k-block minimum cutoffs; tiers kept ordered). Keys: low=K/Q market=K/Q
             aggressive=K/Q (defaults 10/0.9, 3/0.9, 1/0.95), k=K and q=Q (set every tier),
-            window=N (1000 blocks), lr=G (learning rate, 0.005),
+            window=N (1000 blocks), lr=G (learning rate, 0.05),
             sweep=true|false (calibration sweep, default true)
 
   Example: --strategies aptos,aptos:low=5:market=20:aggressive=60,geth,target:k=1:q=0.9`

@@ -53,7 +53,7 @@ export function createTargetStrategy(name: string, options: TargetOptions): Stra
       window: c.window,
       learning_rate: c.learning_rate,
       min_gas_unit_price: floor,
-      method: 'calibrated: adaptive conformal inference over recent k-block minimum cutoffs, tiers kept ordered',
+      method: 'calibrated: adaptive conformal inference over recent k-block minimum cutoffs, a higher tier caps the lower ones',
       promises: { deprioritized: c.deprioritized, regular: c.regular, prioritized: c.prioritized },
     }),
     promises: Object.freeze([c.deprioritized, c.regular, c.prioritized] as const),

@@ -57,7 +57,7 @@ describe('ConformalQuotes', () => {
 })
 
 describe('CalibratedEstimator', () => {
-  it('defaults: 0.9 within 10, 0.9 within 3, 0.95 within 1; window 1,000; γ 0.005', () => {
+  it('defaults: 0.9 within 10, 0.9 within 3, 0.95 within 1; window 1,000; γ 0.05', () => {
     expect(resolveCalibratedConfig()).toEqual(DEFAULT_CALIBRATED_CONFIG)
     expect(DEFAULT_CALIBRATED_CONFIG).toMatchObject({ deprioritized: { k: 10, q: 0.9 }, regular: { k: 3, q: 0.9 }, prioritized: { k: 1, q: 0.95 } })
   })
@@ -90,20 +90,23 @@ describe('CalibratedEstimator', () => {
     expect(e.estimate().gas_estimate).toBe(501)
   })
 
-  it('explain states each promise, price, online coverage, floor-bound and level; raised tiers say by whom', () => {
+  it('explain states each promise, price, online coverage, floor-bound and level; a capped tier says by whom', () => {
     const e = createCalibratedEstimator(CONFIG, { window: 50, deprioritized: { k: 1, q: 0.99 }, regular: { k: 1, q: 0.5 }, prioritized: { k: 1, q: 0.6 } })
     for (let h = 1; h <= 40; h++) e.ingest(h % 4 === 0 ? full(h, 700) : open(h))
     const x = e.explain()
     expect(x.as_of).toEqual({ block_height: 40, epoch: 1 })
     expect(x.blocks_ingested).toBe(40)
     expect(x.tiers.deprioritized.promise).toEqual({ k: 1, q: 0.99 })
-    expect(x.tiers.deprioritized.price).toBe(701) // 99% needs the full blocks' cutoff
-    expect(x.tiers.regular.price).toBe(701) // its own quote is the floor (75% of blocks are open) …
-    expect(x.tiers.regular.raised_by).toBe('deprioritized') // … raised to keep the tiers ordered
+    expect(x.tiers.prioritized.price).toBe(100) // 75% of blocks are open: the floor keeps 0.6 …
+    expect(x.tiers.regular.price).toBe(100)
+    expect(x.tiers.deprioritized.price).toBe(100) // … and caps the tiers below it, although 0.99 would need 701
+    expect(x.tiers.deprioritized.capped_by).toBe('regular')
+    expect(x.tiers.regular.capped_by).toBeNull()
     expect(x.tiers.regular.floor_bound).toBe(true)
     expect(x.tiers.deprioritized.floor_bound).toBe(false)
-    expect(x.tiers.deprioritized.coverage.evaluated).toBe(39)
+    expect(x.tiers.deprioritized.coverage).toEqual({ evaluated: 39, included: 29, rate: 29 / 39 }) // misses at the 10 full blocks after the first
     expect(x.tiers.deprioritized.samples).toBe(40)
+    expect(x.tiers.deprioritized.level).toBeGreaterThan(0.99) // its misses raised its level
   })
 
   it('inverse queries read the newest window: inclusion probability, price for (k, q), expected wait', () => {
