@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Backtest } from '../../src/replay/backtest.js'
 import { parseStrategies } from '../../src/replay/parse-strategies.js'
 import { renderReport } from '../../src/replay/report-html.js'
+import { readableNumber } from '../../src/replay/svg.js'
 import { toBacktestJson } from '../../src/replay/result-json.js'
 import { SMALL, syntheticChain } from './helpers.js'
 
@@ -34,6 +35,8 @@ describe('HTML report in headless Chromium', () => {
     for (const b of syntheticChain(N, 5)) bt.push(b)
     const result = bt.finish()
     json = toBacktestJson(result)
+    // another change adds `floor_bound` to the result JSON: the report must mark such tiers
+    for (const t of json.strategies.find((s) => s.name === 'target:k=1:q=0.99')?.tiers ?? []) Object.assign(t, { floor_bound: true })
     mkdirSync(ARTIFACTS, { recursive: true })
     file = join(ARTIFACTS, 'report.html')
     writeFileSync(file, renderReport(result, json, { input: 'synthetic chain (seed 5)' }))
@@ -70,36 +73,95 @@ describe('HTML report in headless Chromium', () => {
           points: ((p.getAttribute('d') ?? '').match(/[MLHV]/g) ?? []).length,
         })),
         bars: svg.querySelectorAll('rect.bar').length,
-        rings: svg.querySelectorAll('circle.point').length,
+        points: svg.querySelectorAll('.point').length,
+        floorBound: svg.querySelectorAll('.point.floor-bound').length,
         labels: [...svg.querySelectorAll('text.xlabel, text.ylabel')].map((t) => t.textContent),
+        // the full label is the tick's <title> (the text itself may be wrapped or cut)
+        xTicks: [...svg.querySelectorAll('text.xtick')].map((t) => ({ label: t.querySelector('title')?.textContent ?? '', kind: t.classList[1] })),
+        yTicks: [...svg.querySelectorAll('text.ytick')].map((t) => ({ label: t.textContent ?? '', kind: t.classList[1] })),
+        legend: [...svg.querySelectorAll('text.legend')].map((t) => t.firstChild?.textContent ?? ''),
+        // rendered boxes of every piece of text, to find labels that touch or spill out
+        boxes: [...svg.querySelectorAll('text')].map((t) => {
+          const b = t.getBoundingClientRect()
+          return { text: t.textContent, cls: t.getAttribute('class'), x0: b.left, x1: b.right, y0: b.top, y1: b.bottom }
+        }),
+        frame: (() => {
+          const b = svg.getBoundingClientRect()
+          return { x0: b.left, x1: b.right, y0: b.top, y1: b.bottom }
+        })(),
       })),
     )
     const byId = new Map(charts.map((c) => [c.id, c]))
     const names = json.strategies.map((s) => s.name)
 
+    const buckets = SMALL.buckets.map((b) => readableNumber(Number(b)))
     for (const name of names) {
       const c = byId.get(`timeseries:${name}`)
       expect(c, `time series chart of ${name}`).toBeDefined()
-      expect(c?.series.map((s) => s.name)).toEqual(['realised cutoff', 'deprioritized', 'regular', 'prioritized'])
+      // drawing order: the cutoff under the tiers, the dotted deprioritized line last, on top
+      expect(c?.series.map((s) => s.name)).toEqual(['realised cutoff', 'prioritized', 'regular', 'deprioritized'])
       for (const s of c?.series ?? []) {
         expect(s.points).toBeGreaterThan(100)
         expect(s.points).toBeLessThanOrEqual(2000) // ≤ 2 points per bucket
       }
+      // prices span 100 to thousands here: a log axis
       expect(c?.labels).toEqual(['block height', 'gas unit price (octas/gas unit, log scale)'])
+      // y ticks: the data's least and greatest price, and only mempool buckets or round values between
+      const y = c?.yTicks ?? []
+      expect(y.filter((t) => t.kind === 'data')).toHaveLength(2)
+      expect(y.filter((t) => t.kind === 'mark').length).toBeGreaterThanOrEqual(3)
+      for (const t of y.filter((t) => t.kind === 'mark')) expect(buckets).toContain(t.label)
+      expect(c?.xTicks.filter((t) => t.kind === 'data').map((t) => t.label)).toEqual(['1', readableNumber(N)])
     }
     for (const tier of ['deprioritized', 'regular', 'prioritized']) {
-      expect(byId.get(`inclusion:${tier}`)?.bars).toBe(names.length * 3)
+      const inc = byId.get(`inclusion:${tier}`)
+      expect(inc?.bars).toBe(names.length * 3)
+      expect(inc?.xTicks.map((t) => t.label)).toEqual(names)
+      expect(inc?.legend).toEqual([`within 1 block (n=${readableNumber(N - 1)} blocks t)`, `within 3 blocks (n=${readableNumber(N - 3)} blocks t)`, `within 10 blocks (n=${readableNumber(N - 10)} blocks t)`])
       const o = byId.get(`overpayment:${tier}`)
       expect(o?.series.map((s) => s.name)).toEqual(names)
       for (const s of o?.series ?? []) expect(s.points).toBeGreaterThanOrEqual(3)
       expect(o?.labels[0]).toMatch(/octas\/gas unit/)
+      // the sample size of each curve: its included evaluations at the head k
+      const counts = json.strategies.map((s) => s.tiers.find((t) => t.tier === tier)?.overpayment.count as number)
+      expect(o?.legend).toEqual(names.map((n, i) => `${n} (n=${readableNumber(counts[i] as number)})`))
     }
     const cal = byId.get('calibration')
     // target: one sweep line per promised k (10, 3, 1); target:k=1:q=0.99: one (k = 1)
     expect(cal?.series.map((s) => s.name)).toEqual(['target|k=1', 'target|k=3', 'target|k=10', 'target:k=1:q=0.99|k=1'])
     for (const s of cal?.series ?? []) expect(s.points).toBe(5)
-    expect(cal?.rings).toBe(6)
+    expect(cal?.points).toBe(6)
+    expect(cal?.floorBound).toBe(3)
+    expect(cal?.legend).toContain('floor-bound: the minimum price already keeps this promise')
+    expect(cal?.legend.filter((l) => / \(n=[0-9,]+\)$/.test(l))).toHaveLength(4)
     expect(charts).toHaveLength(names.length + 3 + 3 + 1)
+
+    for (const c of charts) {
+      // every axis has labelled ticks, and no two labels of an axis or of the legend touch
+      expect(c.xTicks.length, `${c.id} x ticks`).toBeGreaterThanOrEqual(2)
+      expect(c.yTicks.length, `${c.id} y ticks`).toBeGreaterThanOrEqual(2)
+      for (const t of [...c.xTicks, ...c.yTicks]) expect(t.label, c.id).toMatch(/[0-9a-z]/)
+      for (const cls of ['xtick', 'ytick', 'legend']) {
+        const boxes = c.boxes.filter((b) => (b.cls ?? '').split(' ')[0] === cls)
+        expect(boxes.length, `${c.id} ${cls}`).toBeGreaterThanOrEqual(2)
+        for (let i = 0; i < boxes.length; i++) {
+          for (let j = i + 1; j < boxes.length; j++) {
+            const a = boxes[i] as (typeof boxes)[number]
+            const b = boxes[j] as (typeof boxes)[number]
+            const overlap = a.x0 < b.x1 - 0.5 && b.x0 < a.x1 - 0.5 && a.y0 < b.y1 - 0.5 && b.y0 < a.y1 - 0.5
+            expect(overlap, `${c.id}: ${cls} '${a.text}' overlaps '${b.text}'`).toBe(false)
+          }
+        }
+      }
+      // no text spills out of its chart
+      for (const b of c.boxes) {
+        expect(b.x0 >= c.frame.x0 - 0.5 && b.x1 <= c.frame.x1 + 0.5 && b.y0 >= c.frame.y0 - 0.5 && b.y1 <= c.frame.y1 + 0.5, `${c.id}: '${b.text}' outside the chart`).toBe(true)
+      }
+    }
+    // the tier table marks the floor-bound tiers with the note
+    const table = await page.$eval('table.summary', (t) => t.textContent ?? '')
+    expect(table.match(/floor-bound/g)).toHaveLength(3)
+    expect(await page.$eval('body', (b) => b.textContent ?? '')).toContain('floor-bound: the minimum price already keeps this promise')
 
     expect(attempted).toEqual([])
     expect(errors).toEqual([])
