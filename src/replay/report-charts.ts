@@ -20,9 +20,9 @@ const K_COLORS = ['#9ecae1', '#4292c6', '#08519c', '#08306b', '#c6dbef', '#6baed
 /** The note that marks a floor-bound tier, in the calibration chart and the tier table. */
 export const FLOOR_BOUND_NOTE = 'floor-bound: the minimum price already keeps this promise'
 
-/** Whether a tier is floor-bound; read defensively, as older result JSON lacks the field. */
+/** Whether a tier is floor-bound (a promise the minimum price alone kept). */
 export function isFloorBound(tier: TierJson): boolean {
-  return (tier as { floor_bound?: boolean }).floor_bound === true
+  return tier.floor_bound === true
 }
 
 /** "n=1,999", or "n=1,990–1,999" when the counts differ. */

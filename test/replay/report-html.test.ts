@@ -52,7 +52,7 @@ describe('report HTML', () => {
     expect(html).toContain(`Scoring rule: ${String(json.scoring.rule).replace(/>/g, '&#62;')}.`)
     expect(html).toContain('blocks=7 ')
     expect(html).toContain('window=50 ')
-    expect(html).toContain('method=&#34;empirical')
+    expect(html).toContain('method=&#34;calibrated')
     // aptos with no keys runs on the scoring config itself: said once, not repeated
     expect(html).toContain('<td>aptos</td><td>the scoring config (below)</td>')
     expect(html).toMatch(/Scoring config: <code>enabled=true .*full_block_txns=2 /)
