@@ -7,7 +7,8 @@ import { Mempool, type PendingTxn } from './mempool.js'
 import { resolveChainOptions, type ChainOptions, type ChainOptionsInput } from './options.js'
 import { sampleGasUnitPrice } from './prices.js'
 import { createRng, type Rng } from './prng.js'
-import { demandAt, REGIME_PROFILES, type Regime } from './regimes.js'
+import { createSchedule } from './regime-chain.js'
+import type { Regime } from './regimes.js'
 import { createWorkload, pickClass, sampleGasUsed, type EntryFunctionProfile, type Workload } from './workload.js'
 
 /** One generated block and what the model did to produce it (not part of the wire JSON). */
@@ -25,7 +26,7 @@ export interface GeneratedBlock {
 }
 
 /** Independent random streams, so changing how one part draws does not shift the others. */
-const STREAM = { setup: 0, demand: 1, bytes: 2, consensus: 3 } as const
+const STREAM = { setup: 0, demand: 1, bytes: 2, consensus: 3, regime: 4 } as const
 
 /** Share of arrivals that are orderless (nonce-protected) transactions. */
 const ORDERLESS_SHARE = 0.02
@@ -62,9 +63,9 @@ function argumentsOf(rng: Rng, fn: EntryFunctionProfile, accounts: AccountPool):
  * Generates a synthetic chain from a mempool model, block by block (lazily: memory stays bounded
  * by the mempool, not the chain length).
  *
- * Before each block, transactions arrive (Poisson, mean set by the scenario's regime) from
- * accounts with nothing pending, each with a price, a gas use, a time to live and an entry
- * function; a few are orderless. At the block, expired ones leave the mempool, then the block
+ * Before each block, transactions arrive (Poisson, mean set by the regime the scenario's
+ * schedule gives the block, `regime-chain.ts`) from accounts with nothing pending, each with a
+ * price, a gas use, a time to live and an entry function; a few are orderless. At the block, expired ones leave the mempool, then the block
  * takes pending transactions by price then arrival until its txn count or gas limit. Heights,
  * versions and timestamps are contiguous and increasing; the epoch rises every
  * `epoch_blocks` blocks and the round restarts with it.
@@ -78,6 +79,7 @@ export function* generateChain(input: ChainOptionsInput): Generator<GeneratedBlo
   const demand = createRng(o.seed, STREAM.demand)
   const bytes = createRng(o.seed, STREAM.bytes)
   const consensus = createRng(o.seed, STREAM.consensus)
+  const schedule = createSchedule(o.scenario, createRng(o.seed, STREAM.regime))
   const workload: Workload = createWorkload(setup)
   const validators = Array.from({ length: o.validators }, () => randomAddress(setup))
   const accounts = new AccountPool(setup, o.accounts)
@@ -110,8 +112,7 @@ export function* generateChain(input: ChainOptionsInput): Generator<GeneratedBlo
       votes.push(i === bitvecBytes - 1 ? byte & lastByteMask : byte)
     }
 
-    const { regime, arrivals: mean, mix } = demandAt(o.scenario, b)
-    const profile = REGIME_PROFILES[regime]
+    const { regime, arrivals: mean, mix, prices, price_level } = schedule.next()
     const arrivals = poisson(demand, mean)
     let dropped = 0
     for (let k = 0; k < arrivals; k++) {
@@ -132,7 +133,7 @@ export function* generateChain(input: ChainOptionsInput): Generator<GeneratedBlo
         sender,
         sequence_number: orderless ? null : accounts.submit(sender),
         replay_protection_nonce: orderless ? randomU64String(demand) : null,
-        gas_unit_price: sampleGasUnitPrice(demand, profile.prices),
+        gas_unit_price: sampleGasUnitPrice(demand, prices, price_level),
         max_gas_amount: sampleMaxGas(demand, gasUsed),
         gas_used: gasUsed,
         // Orderless transactions must expire within 60 s of submission (Aptos rejects longer).

@@ -1,6 +1,6 @@
 import { InvalidConfigError } from '../core/errors.js'
 import type { BlockLimits } from './mempool.js'
-import { SCENARIOS, type Scenario } from './regimes.js'
+import { SCENARIOS, type Scenario } from './scenarios.js'
 
 /** What `generateChain` is asked for. Keys in snake_case as the CLI flags they mirror. */
 export interface ChainOptions {

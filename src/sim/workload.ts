@@ -26,13 +26,18 @@ export interface Workload {
   heavy: readonly EntryFunctionProfile[]
   /** The contract of hot-contract episodes (a single address, so AIP-68's majority rule sees it). */
   hot: readonly EntryFunctionProfile[]
+  /** Batched calls of the busy and congested regimes, one per contract so no contract dominates a block. */
+  batch: readonly EntryFunctionProfile[]
 }
 
 const APT = '0x1::aptos_coin::AptosCoin'
 
 /**
  * Builds the catalog; contract addresses come from `rng`. Gas ranges are typical mainnet
- * `gas_used` for such calls: a coin transfer ~6–12 units, a swap tens to hundreds.
+ * `gas_used` for such calls: a coin transfer ~6–12 units, a swap tens to hundreds. Batched
+ * calls (a market maker's order book update, a split route, a liquidation sweep) use thousands,
+ * so a congested block ends on the gas limit after about a dozen of them. They reuse the dapps'
+ * addresses, so adding them drew nothing more from `rng`.
  */
 export function createWorkload(rng: Rng): Workload {
   const dex = randomAddress(rng)
@@ -62,16 +67,30 @@ export function createWorkload(rng: Rng): Workload {
       { function: `${lend}::lending::liquidate`, type_arguments: [], arguments: 'amounts', gas: [450, 800], output_bytes: 4200 },
     ],
     hot: [{ function: `${launchpad}::launchpad::mint`, type_arguments: [], arguments: 'amount', gas: [350, 520], output_bytes: 2600 }],
+    batch: [
+      { function: `${perps}::exchange::replace_orders`, type_arguments: [], arguments: 'amounts', gas: [1500, 3500], output_bytes: 9000 },
+      { function: `${aggregator}::router::swap_split_route`, type_arguments: [], arguments: 'amounts', gas: [1500, 3000], output_bytes: 8000 },
+      { function: `${lend}::lending::liquidate_many`, type_arguments: [], arguments: 'amounts', gas: [2000, 4000], output_bytes: 11000 },
+      { function: `${market}::marketplace::sweep_floor`, type_arguments: [], arguments: 'amounts', gas: [1500, 3000], output_bytes: 7000 },
+      { function: `${dex}::pool::rebalance_positions`, type_arguments: [], arguments: 'amounts', gas: [1200, 2500], output_bytes: 6000 },
+      { function: `${game}::arena::settle_season`, type_arguments: [], arguments: 'amount', gas: [1500, 3000], output_bytes: 7000 },
+      { function: `${oracle}::feed::push_prices`, type_arguments: [], arguments: 'amounts', gas: [1000, 2000], output_bytes: 4000 },
+      { function: `${launchpad}::launchpad::mint_batch`, type_arguments: [], arguments: 'amount', gas: [1500, 3000], output_bytes: 8000 },
+    ],
   }
 }
 
-/** Picks a workload class by the regime's mix (shares need not sum to exactly 1). */
+/**
+ * Picks a workload class by the regime's mix (shares need not sum to exactly 1). `batch` comes
+ * last and adds nothing to the total when its share is 0, so mixes without it draw as before.
+ */
 export function pickClass(rng: Rng, mix: WorkloadMix): WorkloadClass {
-  let x = rng.float() * (mix.light + mix.medium + mix.heavy + mix.hot)
+  let x = rng.float() * (mix.light + mix.medium + mix.heavy + mix.hot + mix.batch)
   if ((x -= mix.light) < 0) return 'light'
   if ((x -= mix.medium) < 0) return 'medium'
   if ((x -= mix.heavy) < 0) return 'heavy'
-  return 'hot'
+  if ((x -= mix.hot) < 0 || mix.batch === 0) return 'hot'
+  return 'batch'
 }
 
 /** Draws the `gas_used` a call of `fn` will have. */

@@ -14,6 +14,14 @@ describe('ledger-gas generate', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^usage: ledger-gas generate --blocks N --seed S --output FILE\|-/)
     expect(r.stdout).toContain('calm | surge | sustained | mixed')
+    expect(r.stdout).toContain('switching')
+    expect(r.stdout).toContain('congested-10 | congested-20 | … | congested-90')
+  })
+
+  it('takes the new scenarios by name: --scenario congested-70 writes the bytes of chainLines', async () => {
+    const r = await runCli(['generate', '--blocks', '30', '--seed', '4', '--scenario', 'congested-70', '--output', '-'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe([...chainLines({ blocks: 30, seed: 4, scenario: 'congested-70' })].join(''))
   })
 
   it('writes to a file exactly the bytes of chainLines, and a summary to stderr', async () => {
@@ -47,7 +55,8 @@ describe('ledger-gas generate', () => {
     [['--blocks', '1', '--seed', '1'], /missing required option --output/],
     [['--blocks', 'ten', '--seed', '1', '--output', '-'], /--blocks must be an integer, got 'ten'/],
     [['--blocks', '1', '--seed', '-1', '--output', '-'], /seed/],
-    [['--blocks', '1', '--seed', '1', '--scenario', 'storm', '--output', '-'], /--scenario must be one of calm, surge, sustained, mixed, got 'storm'/],
+    [['--blocks', '1', '--seed', '1', '--scenario', 'storm', '--output', '-'], /--scenario must be one of calm, surge, sustained, mixed, switching, congested-10, .*, congested-90, got 'storm'/],
+    [['--blocks', '1', '--seed', '1', '--scenario', 'congested-55', '--output', '-'], /--scenario must be one of .*got 'congested-55'/],
     [['--blocks', '1', '--seed', '1', '--epoch-blocks', '0', '--output', '-'], /--epoch-blocks must be between 1/],
     [['--blocks', '1', '--seed', '1', '--output', '-', '--colour'], /Unknown option '--colour'/],
     [['--blocks', '1', '--seed', '1', '--output', join(dir, 'missing', 'x.jsonl')], /cannot write --output/],

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { demandAt, REGIME_PROFILES, REGIMES, SCENARIOS, type Regime } from '../../src/sim/regimes.js'
+import { REGIME_PROFILES, type Regime } from '../../src/sim/regimes.js'
+import { demandAt, type CyclicScenario } from '../../src/sim/scenarios.js'
 
-function regimesOver(scenario: (typeof SCENARIOS)[number], blocks: number): Map<Regime, number> {
+function regimesOver(scenario: CyclicScenario, blocks: number): Map<Regime, number> {
   const counts = new Map<Regime, number>()
   for (let i = 0; i < blocks; i++) {
     const r = demandAt(scenario, i).regime
@@ -11,9 +12,9 @@ function regimesOver(scenario: (typeof SCENARIOS)[number], blocks: number): Map<
 }
 
 describe('demandAt', () => {
-  it('mixed visits every regime within one 2,000-block cycle, calm most of the time', () => {
+  it('mixed visits calm, surge, sustained and hot contract within one 2,000-block cycle, calm most of the time', () => {
     const counts = regimesOver('mixed', 2000)
-    expect([...counts.keys()].sort()).toEqual([...REGIMES].sort())
+    expect([...counts.keys()].sort()).toEqual(['calm', 'hot_contract', 'surge', 'sustained'])
     expect(counts.get('calm')!).toBeGreaterThan(1500)
     expect(demandAt('mixed', 0)).toEqual(demandAt('mixed', 2000))
   })
@@ -39,7 +40,7 @@ describe('demandAt', () => {
     expect(shares[0]!).toBeLessThan(0.5)
     for (const i of hot) {
       const m = demandAt('mixed', i).mix
-      expect(m.light + m.medium + m.heavy + m.hot).toBeCloseTo(1, 9)
+      expect(m.light + m.medium + m.heavy + m.hot + m.batch).toBeCloseTo(1, 9)
     }
   })
 })

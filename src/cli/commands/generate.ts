@@ -14,7 +14,17 @@ options:
   --blocks N             blocks to write
   --seed S               seed of every random choice (integer)
   --output FILE|-        where to write (- is standard output)
-  --scenario NAME        ${SCENARIOS.join(' | ')} (default ${CHAIN_DEFAULTS.scenario})
+  --scenario NAME        what demand the chain sees (default ${CHAIN_DEFAULTS.scenario}):
+                         calm | surge | sustained | mixed: fixed cycles of calm
+                           blocks, bursts, congestion and a hot mint (0–3% of
+                           blocks full, except sustained: nearly all)
+                         switching: a seeded regime chain over calm, busy and
+                           congested stretches of tens to hundreds of blocks,
+                           with now and then a surge, hot mint or sustained run
+                         congested-10 | congested-20 | … | congested-90: busy and
+                           congested stretches alternating so that N% of
+                           blocks are full; senders bid near a drifting going
+                           rate, so full blocks' cheapest prices are spread
   --epoch-blocks N       blocks per epoch (default ${CHAIN_DEFAULTS.epoch_blocks})
   --checkpoint-epochs N  leading epochs whose blocks end with a state checkpoint
                          instead of a block epilogue (default ${CHAIN_DEFAULTS.checkpoint_epochs})
