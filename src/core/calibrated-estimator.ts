@@ -1,8 +1,8 @@
 import type { BlockInput, PricedBlock } from './block.js'
+import { BlockRing } from './block-ring.js'
 import { resolveCalibratedConfig, type CalibratedConfig, type CalibratedConfigInput, type TierPromise } from './calibrated-config.js'
 import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from './config.js'
 import { ConformalQuotes, type Coverage } from './conformal-quotes.js'
-import { InvalidBlockError } from './errors.js'
 import { expectedWait, inclusionProbability, priceForInclusion, type ExpectedWait, type InclusionProbability } from './inclusion-stats.js'
 import { blockRequirement, type Requirement } from './requirement.js'
 import { priceBlock } from './price-block.js'
@@ -78,10 +78,9 @@ export class CalibratedEstimator {
   readonly config: EstimatorConfig
   readonly calibrated: CalibratedConfig
   private readonly quotes: ConformalQuotes
-  /** The newest `window` blocks, by ingest sequence modulo `window`. */
-  private readonly ring: (PricedBlock | undefined)[]
+  /** The newest `window` blocks. */
+  private readonly ring: BlockRing
   private readonly prices: [U64, U64, U64]
-  private ingested = 0
   private cached: GasEstimate | null = null
 
   constructor(config: EstimatorConfigInput | EstimatorConfig = {}, calibrated: CalibratedConfigInput | CalibratedConfig = {}) {
@@ -89,19 +88,19 @@ export class CalibratedEstimator {
     this.calibrated = resolveCalibratedConfig(calibrated as CalibratedConfigInput)
     const c = this.calibrated
     this.quotes = new ConformalQuotes([c.deprioritized, c.regular, c.prioritized], c.window, c.learning_rate, this.config.min_gas_unit_price)
-    this.ring = new Array<PricedBlock | undefined>(c.window).fill(undefined)
+    this.ring = new BlockRing(c.window)
     const floor = this.config.min_gas_unit_price
     this.prices = [floor, floor, floor]
   }
 
   /** Number of blocks ingested so far. */
   get blocksIngested(): number {
-    return this.ingested
+    return this.ring.count
   }
 
   /** The newest ingested block's summary, or `undefined` before any. */
   get newest(): PricedBlock | undefined {
-    return this.ingested === 0 ? undefined : this.ring[(this.ingested - 1) % this.ring.length]
+    return this.ring.newest
   }
 
   /**
@@ -123,16 +122,8 @@ export class CalibratedEstimator {
    * @throws InvalidBlockError when the block does not follow the previous one.
    */
   ingestPriced(priced: PricedBlock): void {
-    const prev = this.newest
-    if (prev !== undefined) {
-      if (!(priced.block_height > prev.block_height)) {
-        throw new InvalidBlockError(String(priced.block_height), 'block_height', `must be above the previous block's (${prev.block_height})`)
-      }
-      if (priced.epoch < prev.epoch) {
-        throw new InvalidBlockError(String(priced.block_height), 'epoch', `(${priced.epoch}) is below the previous block's (${prev.epoch})`)
-      }
-    }
-    this.ring[this.ingested++ % this.ring.length] = priced
+    this.ring.checkNext(priced)
+    this.ring.push(priced)
     const q = this.quotes
     q.observe(blockRequirement(priced))
     let above: U64 | null = null
@@ -183,7 +174,7 @@ export class CalibratedEstimator {
     return {
       as_of: newest === undefined ? null : { block_height: newest.block_height, epoch: newest.epoch },
       source: newest === undefined ? 'no_history' : 'history',
-      blocks_ingested: this.ingested,
+      blocks_ingested: this.ring.count,
       method: 'adaptive conformal inference (Gibbs & Candès 2021) over the empirical distribution of recent k-block minimum cutoffs; a higher tier caps the lower ones',
       window: this.calibrated.window,
       learning_rate: this.calibrated.learning_rate,
@@ -211,18 +202,14 @@ export class CalibratedEstimator {
   }
 
   /** The newest `limit` retained blocks (at most `window`), oldest first, newest last. O(limit). */
-  history(limit = this.ring.length): PricedBlock[] {
-    const n = Math.min(limit, this.ring.length, this.ingested)
-    const out: PricedBlock[] = []
-    for (let seq = this.ingested - n; seq < this.ingested; seq++) out.push(this.ring[seq % this.ring.length] as PricedBlock)
-    return out
+  history(limit = this.ring.capacity): PricedBlock[] {
+    return this.ring.newestBlocks(limit)
   }
 
   /** Forgets every block and every outcome; tiers return to the floor. */
   clear(): void {
     this.quotes.clear()
-    this.ring.fill(undefined)
-    this.ingested = 0
+    this.ring.clear()
     const floor = this.config.min_gas_unit_price
     this.prices.fill(floor)
     this.cached = null

@@ -1,6 +1,7 @@
 import type { BlockInput, PricedBlock } from './block.js'
+import { BlockRing } from './block-ring.js'
 import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from './config.js'
-import { InvalidBlockError, InvalidConfigError } from './errors.js'
+import { InvalidConfigError } from './errors.js'
 import { nextBucket } from './next-bucket.js'
 import { priceBlock } from './price-block.js'
 import { createWindow, type OrderStatisticWindow } from './window.js'
@@ -103,9 +104,8 @@ export class Estimator {
   private readonly low: OrderStatisticWindow
   private readonly market: OrderStatisticWindow
   private readonly aggressive: OrderStatisticWindow
-  /** Retained blocks by ingest sequence number modulo capacity (largest window + the skipped one). */
-  private readonly ring: (PricedBlock | undefined)[]
-  private ingested = 0
+  /** Retained blocks: the largest window + the skipped one. */
+  private readonly ring: BlockRing
   private windowEpoch: U64 | null = null
   private deprioritized: U64
   private regular: U64
@@ -124,7 +124,7 @@ export class Estimator {
     this.low = createWindow(c.low_block_history)
     this.market = createWindow(c.market_block_history)
     this.aggressive = createWindow(c.aggressive_block_history)
-    this.ring = new Array(c.aggressive_block_history + 1).fill(undefined)
+    this.ring = new BlockRing(c.aggressive_block_history + 1)
     this.deprioritized = c.min_gas_unit_price
     this.regular = c.min_gas_unit_price
     this.prioritized = nextBucket(c.min_gas_unit_price, c.buckets)
@@ -134,12 +134,12 @@ export class Estimator {
 
   /** Number of blocks ingested so far. */
   get blocksIngested(): number {
-    return this.ingested
+    return this.ring.count
   }
 
   /** The newest ingested block's summary, or `undefined` before any. */
   get newest(): PricedBlock | undefined {
-    return this.ingested === 0 ? undefined : this.ring[(this.ingested - 1) % this.ring.length]
+    return this.ring.newest
   }
 
   /**
@@ -150,15 +150,7 @@ export class Estimator {
    */
   ingest(block: BlockInput): PricedBlock {
     const priced = priceBlock(block, this.config)
-    const prev = this.newest
-    if (prev !== undefined) {
-      if (!(priced.block_height > prev.block_height)) {
-        throw new InvalidBlockError(String(priced.block_height), 'block_height', `must be above the previous block's (${prev.block_height})`)
-      }
-      if (priced.epoch < prev.epoch) {
-        throw new InvalidBlockError(String(priced.block_height), 'epoch', `(${priced.epoch}) is below the previous block's (${prev.epoch})`)
-      }
-    }
+    this.ring.checkNext(priced)
     this.commit(priced)
     return priced
   }
@@ -182,7 +174,7 @@ export class Estimator {
       source: this.source,
       fallback: this.source !== 'history',
       skipped_block_height: skipped,
-      blocks_ingested: this.ingested,
+      blocks_ingested: this.ring.count,
     }
     if (this.source !== 'history') return { ...base, tiers: null }
     const tier = (
@@ -202,7 +194,7 @@ export class Estimator {
         statistic,
         index,
         statistic_value,
-        set_by_block: this.blockAt(w.seqAt(index)).block_height,
+        set_by_block: this.ring.at(w.seqAt(index)).block_height,
         raised_by: below !== null && statistic_value < below ? belowName : null,
         bucketed,
       }
@@ -227,8 +219,8 @@ export class Estimator {
     const hi = w.newestSeq
     const lo = hi - w.length
     const out: BlockHistoryEntry[] = []
-    for (let seq = Math.max(0, this.ingested - this.ring.length); seq < this.ingested; seq++) {
-      const b = this.blockAt(seq)
+    for (let seq = Math.max(0, this.ring.count - this.ring.capacity); seq < this.ring.count; seq++) {
+      const b = this.ring.at(seq)
       out.push({ ...b, in_estimate: seq > lo && seq <= hi })
     }
     return out
@@ -239,20 +231,14 @@ export class Estimator {
     this.low.clear()
     this.market.clear()
     this.aggressive.clear()
-    this.ring.fill(undefined)
-    this.ingested = 0
+    this.ring.clear()
     this.windowEpoch = null
     this.recompute()
   }
 
-  private blockAt(seq: number): PricedBlock {
-    return this.ring[seq % this.ring.length] as PricedBlock
-  }
-
   private commit(priced: PricedBlock): void {
     const c = this.config
-    const seq = this.ingested++
-    this.ring[seq % this.ring.length] = priced
+    const seq = this.ring.push(priced)
     if (!c.keep_history_across_epochs && this.windowEpoch !== priced.epoch) {
       // Aptos counts only blocks of the current epoch: the walk back stops at an epoch boundary.
       this.low.clear()
@@ -264,7 +250,7 @@ export class Estimator {
     // possibly partial newest block); it counts only if still in the current epoch.
     const candidateSeq = c.skip_newest_block ? seq - 1 : seq
     if (candidateSeq >= 0) {
-      const candidate = this.blockAt(candidateSeq)
+      const candidate = this.ring.at(candidateSeq)
       if (c.keep_history_across_epochs || candidate.epoch === priced.epoch) {
         this.low.push(candidate.min_inclusion_price, candidateSeq, candidate.full)
         this.market.push(candidate.min_inclusion_price, candidateSeq, candidate.full)
