@@ -15,7 +15,7 @@
  * Real data: ../shared/gas-price-datasets/aptos-mainnet-aphd/blocks.jsonl (6,154 blocks) when that
  * folder exists beside the project, else the 500-block slice in test/fixtures.
  *
- * Run: npx tsx bench/calibration.ts [scenario ...] (BLOCKS=N, SEED=S); results also go to
+ * Run: npx tsx bench/calibration.ts [scenario ...] (BLOCKS=N, default 3000; SEED=S), or `npm run bench -- calibration`; results also go to
  * bench/results/calibration.json.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -128,7 +128,7 @@ export function runCalibrationBench(scenarios: string[], blocks: number, seed: n
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const scenarios = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_SCENARIOS
-  const blocks = Number(process.env.BLOCKS ?? 4000)
+  const blocks = Number(process.env.BLOCKS ?? 3000)
   const seed = Number(process.env.SEED ?? 1)
   const started = Date.now()
   const result = runCalibrationBench(scenarios, blocks, seed)
