@@ -9,12 +9,12 @@ import { UsageError } from '../../src/cli/errors.js'
 import type { CliIo } from '../../src/cli/io.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { storeOf } from './helpers/server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const blocks = new Chain().blocks(8, (i) => [{ sender: 1 }, { sender: 2 + (i % 2) }])
+const blocks = new ChainBuilder().blocks(8, (i) => [{ sender: 1 }, { sender: 2 + (i % 2) }])
 const dataFile = join(dir, 'chain.jsonl')
 writeFileSync(dataFile, blocks.map((b) => JSON.stringify(b)).join('\n') + '\n')
 

@@ -8,7 +8,7 @@ import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { addr, ChainBuilder, clone } from './fixtures.js'
+import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-'))
 let n = 0

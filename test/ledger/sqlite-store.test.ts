@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { LedgerContinuityError } from '../../src/ledger/errors.js'
 import { LedgerDatabaseError, SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { addr, ChainBuilder, clone } from './fixtures.js'
+import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
 import { describeStoreContract } from './store-contract.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-sqlite-'))
