@@ -82,7 +82,7 @@ describe('ledger-gas ingest', () => {
     writeFileSync(partial, `${jsonl(blocks.slice(0, 25))}${JSON.stringify(blocks[25]).slice(0, 200)}`)
     const first = await runCli(['--db', db, '--input', partial, '--batch', '7'])
     expect(first.code).toBe(1)
-    expect(first.err).toMatch(/partial\.jsonl:26: \(line\): not valid JSON/)
+    expect(first.err).toMatch(/partial\.jsonl:26: \(json\): not valid JSON/)
     await withDb(db, (store) => expect(store.ledgerInfo()?.block_height).toBe(24))
 
     const full = writeChain(blocks)

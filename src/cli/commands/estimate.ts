@@ -22,7 +22,7 @@ export const run: Command = async (args, io) => {
   const input = required(flags.input, 'input')
   const estimator = createEstimator(await loadConfigFile(flags.config))
   const file = input === '-' ? '<stdin>' : input
-  for await (const { line, block } of readBlocks(input, io.stdin)) {
+  for await (const { line, block } of readBlocks(input, { stdin: io.stdin })) {
     try {
       estimator.ingest(block)
     } catch (error) {

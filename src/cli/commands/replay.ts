@@ -30,7 +30,7 @@ export const run: Command = async (args, io) => {
   const file = input === '-' ? '<stdin>' : input
   let buffer = ''
   try {
-    for await (const { line, block } of readBlocks(input, io.stdin)) {
+    for await (const { line, block } of readBlocks(input, { stdin: io.stdin })) {
       let priced
       try {
         priced = estimator.ingest(block)
