@@ -193,7 +193,7 @@ describe('ledger-gas ingest', () => {
     ['an unreadable input', ['--db', 'x.db', '--input', '/nonexistent/chain.jsonl'], /cannot read --input \/nonexistent\/chain\.jsonl/],
     ['a chain id above 255', ['--db', 'x.db', '--input', '-', '--chain-id', '256'], /--chain-id must be between 0 and 255/],
     ['an unknown flag', ['--db', 'x.db', '--input', '-', '--fast'], /Unknown option '--fast'/],
-    ['a db in a missing directory', ['--db', '/nonexistent/dir/x.db', '--input', '-'], /cannot open --db/],
+    ['a db in a missing directory', ['--db', '/nonexistent/dir/x.db', '--input', '-'], /cannot open \/nonexistent\/dir\/x\.db/],
   ]
   for (const [what, args, message] of usage) {
     it(`exits 2 on ${what}`, async () => {
