@@ -1,7 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
@@ -14,6 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-'))
 let n = 0
 const temp = (name: string) => join(dir, `${n++}-${name}`)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
 
 function runCli(args: string[], stdin: string | Readable = '', signal = new AbortController().signal) {
   let out = ''
@@ -185,6 +188,29 @@ describe('ledger-gas ingest', () => {
     const r = await runCli(['--db', db, '--input', writeChain(chain(2)), '--chain-id', '2'])
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/holds chain id 1, not 2/)
+  })
+
+  it('refuses another program\'s SQLite database with exit 2 and leaves the file byte-identical', async () => {
+    const db = temp('theirs.db')
+    const theirs = new Database(db)
+    theirs.exec("CREATE TABLE meta (k TEXT, v TEXT); CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')")
+    theirs.close()
+    const before = sha256(db)
+    const r = await runCli(['--db', db, '--input', writeChain(chain(3))])
+    expect(r.code).toBe(2)
+    expect(r.err).toBe(`ledger-gas ingest: ${db} is a SQLite database but not a ledger (it has the tables meta, notes and no ledger schema); refusing to change it\n`)
+    expect(sha256(db)).toBe(before)
+    expect(existsSync(`${db}-wal`)).toBe(false)
+  })
+
+  it('refuses a file that is not SQLite at all with exit 2, unchanged', async () => {
+    const db = temp('notes.txt')
+    writeFileSync(db, 'dear diary\n'.repeat(500))
+    const before = sha256(db)
+    const r = await runCli(['--db', db, '--input', writeChain(chain(3))])
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/notes\.txt is not a ledger database: file is not a database/)
+    expect(sha256(db)).toBe(before)
   })
 
   const usage: [string, string[], RegExp][] = [
