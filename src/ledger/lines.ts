@@ -23,8 +23,6 @@ export function sourceName(source: string | NodeJS.ReadableStream): string {
   return typeof source !== 'string' ? '<stream>' : source === '-' ? '<stdin>' : source
 }
 
-const UTF8_BOM = [0xef, 0xbb, 0xbf] as const
-
 /**
  * Streams the lines of a file (`-` is standard input, or any byte or string stream) in constant
  * memory: the one splitter every JSON Lines and CSV reader of this project goes through.
@@ -51,22 +49,19 @@ export async function* readLines(source: string | NodeJS.ReadableStream, options
   let held: Buffer[] = []
   let run = 0
   let number = 1
-  let first = true
   /** The current line, ending at `end` of `last`; `null` when it is blank. */
   const take = (last: Buffer, start: number, end: number): Line | null => {
     let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
     held = []
+    // Line 1 starts the source, so this is where a byte order mark can be, however it was chunked.
+    if (number === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
     return bytes.length === 0 ? null : { number, text: bytes.toString('utf8') }
   }
   const tooLong = () => new InvalidDataError(file, number, '(line)', `longer than the limit of ${maxLineBytes} bytes per line (max line bytes); one block must fit in one line`)
   try {
     for await (const chunk of stream) {
-      let bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array)
-      if (first && bytes.length > 0) {
-        first = false
-        if (bytes[0] === UTF8_BOM[0] && bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2]) bytes = bytes.subarray(3)
-      }
+      const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array)
       let start = 0
       for (;;) {
         const nl = bytes.indexOf(10, start)
