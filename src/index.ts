@@ -5,7 +5,7 @@
 export * from './core/index.js'
 export { isSpecialAddress, parseAddress, toShortAddress } from './ledger/address.js'
 export { InvalidDataError, LedgerContinuityError } from './ledger/errors.js'
-export type { Line } from './ledger/lines.js'
+export type { Line, LineOptions } from './ledger/lines.js'
 export { readLines } from './ledger/lines.js'
 export type { BlockLine } from './ledger/read-blocks.js'
 export { readBlocks, toBlockInput } from './ledger/read-blocks.js'

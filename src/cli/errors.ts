@@ -6,3 +6,10 @@ export class UsageError extends LedgerGasError {
     super('usage', message)
   }
 }
+
+/** A long-running command was stopped by SIGINT/SIGTERM before the end of its input: exit code 1. */
+export class InterruptedError extends LedgerGasError {
+  constructor(message: string) {
+    super('interrupted', message)
+  }
+}

@@ -9,3 +9,8 @@ export interface CliIo {
 
 /** A subcommand: parses its own arguments, returns an exit code or throws (see exit-codes.ts). */
 export type Command = (args: string[], io: CliIo) => Promise<number>
+
+/** Prints `ledger-gas COMMAND: warning: MESSAGE` on stderr: something the user should know that is not an error. */
+export function warn(io: CliIo, command: string, message: string): void {
+  io.stderr.write(`ledger-gas ${command}: warning: ${message}\n`)
+}

@@ -1,29 +1,11 @@
 import { InvalidBlockError } from '../core/errors.js'
 import { addU64, parseU64, type U64 } from '../core/u64.js'
 import { parseAddress, toShortAddress } from './address.js'
-import { LedgerContinuityError } from './errors.js'
+import { BlockContinuityError } from './errors.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { parseBlockJson, type ParsedBlock } from './parse-block.js'
 import type { BlockJson, TransactionJson } from './types.js'
 import { u64Distance } from '../core/u64.js'
-
-/**
- * A block does not follow the ledger. Like `InvalidBlockError` it names the block and the field
- * (`block_height`, `first_version`, `transactions[3].sequence_number`), so a loader can report
- * `file:line:field`.
- */
-export class BlockContinuityError extends LedgerContinuityError {
-  readonly block: string
-  readonly field: string
-  /** The message without the `block N: field: ` prefix. */
-  readonly detail: string
-  constructor(block: string, field: string, detail: string) {
-    super(`block ${block}: ${field}: ${detail}`)
-    this.block = block
-    this.field = field
-    this.detail = detail
-  }
-}
 
 /** The newest block of a ledger, all the continuity rule needs. */
 export interface LedgerTip {

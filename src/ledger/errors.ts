@@ -15,10 +15,14 @@ export class InvalidDataError extends LedgerGasError {
     this.field = field
   }
 
-  /** Wraps an error thrown while using one line, keeping its field when it names one. */
+  /**
+   * Wraps an error thrown while using one line. An error that names a block and a field
+   * (`InvalidBlockError`, `BlockContinuityError`) keeps them: `file:line: field: block N: detail`.
+   */
   static at(file: string, line: number, error: unknown): InvalidDataError {
     if (error instanceof InvalidDataError) return error
-    if (error instanceof InvalidBlockError) {
+    if (error instanceof InvalidBlockError || error instanceof BlockContinuityError) {
+      // Both messages read `block N: field: detail`.
       const detail = error.message.slice(error.message.indexOf(`${error.field}: `) + error.field.length + 2)
       return new InvalidDataError(file, line, error.field, `block ${error.block}: ${detail}`, { cause: error })
     }
@@ -31,5 +35,23 @@ export class InvalidDataError extends LedgerGasError {
 export class LedgerContinuityError extends LedgerGasError {
   constructor(message: string) {
     super('ledger_continuity', message)
+  }
+}
+
+/**
+ * A block does not follow the ledger. Like `InvalidBlockError` it names the block and the field
+ * (`block_height`, `first_version`, `transactions[3].sequence_number`), so a loader can report
+ * `file:line:field`.
+ */
+export class BlockContinuityError extends LedgerContinuityError {
+  readonly block: string
+  readonly field: string
+  /** The message without the `block N: field: ` prefix. */
+  readonly detail: string
+  constructor(block: string, field: string, detail: string) {
+    super(`block ${block}: ${field}: ${detail}`)
+    this.block = block
+    this.field = field
+    this.detail = detail
   }
 }

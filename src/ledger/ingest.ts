@@ -1,6 +1,8 @@
 import { checkBlock, checkContinuity, type LedgerTip } from './append-rules.js'
 import { InvalidDataError } from './errors.js'
-import { parseJsonLine, readChainLines, sourceName, toInvalidData, type LoadOptions } from './load.js'
+import { readJsonLines } from './json-lines.js'
+import { sourceName } from './lines.js'
+import type { LoadOptions } from './load.js'
 import type { SqliteStore } from './sqlite-store.js'
 import type { LedgerInfo } from './store.js'
 import type { BlockJson } from './types.js'
@@ -74,22 +76,24 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       }
     })
     appended += refused === undefined ? batch.length : batch.findIndex((p) => p.line === refused?.line)
-    if (refused !== undefined) throw toInvalidData(file, refused.line, refused.error)
+    if (refused !== undefined) throw InvalidDataError.at(file, refused.line, refused.error)
   }
 
   try {
-    for await (const line of readChainLines(source, options)) {
+    // Each line is checked on its own and against the line before (`previous`, set below).
+    const lines = readJsonLines(
+      source,
+      (json, line) => {
+        const checked = checkBlock(json, store.maxBlockTransactions)
+        checkContinuity(checked.parsed, previous, 'previous line')
+        return { line, block: json as BlockJson, checked }
+      },
+      { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file },
+    )
+    for await (const { line, block, checked } of lines) {
       if (options.signal?.aborted) {
         interrupted = true
         break
-      }
-      const value = parseJsonLine(file, line)
-      let checked
-      try {
-        checked = checkBlock(value, store.maxBlockTransactions)
-        checkContinuity(checked.parsed, previous, 'previous line')
-      } catch (error) {
-        throw toInvalidData(file, line.number, error)
       }
       const { block_height, first_version, last_version } = checked.parsed
       previous = { block_height, last_version }
@@ -99,7 +103,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
         if (have !== null && (have.block_hash !== checked.block_hash || have.first_version !== String(first_version) || have.last_version !== String(last_version))) {
           throw new InvalidDataError(
             file,
-            line.number,
+            line,
             have.block_hash !== checked.block_hash ? 'block_hash' : 'first_version',
             `block ${block_height} differs from the one in ${store.path} (stored ${have.block_hash} versions ${have.first_version}..${have.last_version}, input ${checked.block_hash} versions ${first_version}..${last_version})`,
           )
@@ -107,7 +111,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
         skipped++
         continue
       }
-      pending.push({ block: value as BlockJson, line: line.number })
+      pending.push({ block, line })
       pendingTxns += checked.transactions.length
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) flush()
     }

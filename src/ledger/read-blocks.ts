@@ -1,6 +1,6 @@
 import type { BlockInput } from '../core/block.js'
-import { InvalidDataError } from './errors.js'
-import { readLines } from './lines.js'
+import { readJsonLines } from './json-lines.js'
+import type { LineOptions } from './lines.js'
 import { parseBlockJson } from './parse-block.js'
 
 /** A block read from a chain file, with the line it came from. */
@@ -12,27 +12,16 @@ export interface BlockLine {
 }
 
 /**
- * Streams the blocks of a JSON Lines file (`-` = standard input). Each line is either the node's
- * block JSON (has `transactions`) or a compact summary (`BlockInput`: has `gas_unit_prices`).
- * Constant memory. A bad line throws `InvalidDataError` naming the file, line and field.
+ * Streams the blocks of a JSON Lines file (`-` = standard input, or a stream). Each line is either
+ * the node's block JSON (has `transactions`) or a compact summary (`BlockInput`: has
+ * `gas_unit_prices`). Constant memory; lines over `maxLineBytes` (default 64 MiB) are refused, a
+ * leading BOM is dropped (see `readLines`). A bad line throws `InvalidDataError` naming the file,
+ * line and field.
+ *
+ * @example for await (const { line, block } of readBlocks('chain.jsonl')) estimator.ingest(block)
  */
-export async function* readBlocks(path: string, stdin?: NodeJS.ReadableStream): AsyncGenerator<BlockLine> {
-  const file = path === '-' ? '<stdin>' : path
-  for await (const { number, text } of readLines(path, stdin)) {
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (error) {
-      throw new InvalidDataError(file, number, '(json)', `not valid JSON: ${(error as Error).message}`)
-    }
-    let block: BlockInput
-    try {
-      block = toBlockInput(json)
-    } catch (error) {
-      throw InvalidDataError.at(file, number, error)
-    }
-    yield { line: number, json, block }
-  }
+export function readBlocks(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<BlockLine> {
+  return readJsonLines(source, (json, line) => ({ line, json, block: toBlockInput(json) }), options)
 }
 
 /** The node's block JSON is parsed; a compact summary passes through (the engine validates it). */

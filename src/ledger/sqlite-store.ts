@@ -122,19 +122,31 @@ export class SqliteStore implements LedgerStore {
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const readonly = options.readonly ?? false
     const maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
-    const db = new Database(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
+    let db: Database.Database
+    try {
+      db = new Database(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
+    } catch (error) {
+      throw new LedgerDatabaseError(`cannot open ${path}: ${(error as Error).message}`, { cause: error })
+    }
     try {
       db.defaultSafeIntegers(true)
       let meta: Map<string, string>
       try {
+        // Read before anything is written: a SQLite file of another program is refused as it is
+        // (not even its journal mode changes), only an empty one becomes a ledger.
+        const tables = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all()
+        meta = tables.includes('meta') ? readMeta(db) : new Map()
+        if (tables.length > 0 && !meta.has('schema_version')) {
+          throw new LedgerDatabaseError(`${path} is a SQLite database but not a ledger (it has the tables ${tables.join(', ')} and no ledger schema); refusing to change it`)
+        }
+        if (readonly && tables.length === 0) throw new LedgerDatabaseError(`${path} is not a ledger database: it has no tables`)
         if (!readonly) {
           db.pragma('journal_mode = WAL')
           // In WAL mode NORMAL loses no committed transaction on a process crash, only on power loss.
           db.pragma('synchronous = NORMAL')
-          db.exec(SCHEMA)
         }
-        meta = new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
       } catch (error) {
+        if (error instanceof LedgerDatabaseError) throw error
         throw new LedgerDatabaseError(`${path} is not a ledger database: ${(error as Error).message}`, { cause: error })
       }
       const schema = meta.get('schema_version')
@@ -144,9 +156,13 @@ export class SqliteStore implements LedgerStore {
         throw new LedgerDatabaseError(`${path} holds chain id ${stored}, not ${options.chainId}`)
       }
       const chainId = stored !== undefined ? Number(stored) : (options.chainId ?? DEFAULT_CHAIN_ID)
-      if (!readonly && stored === undefined) {
-        const put = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
+      if (!readonly) {
+        // The schema and its meta rows in one transaction: a crash leaves an empty file or a
+        // ledger, never tables without the schema version that marks them as ours.
         db.transaction(() => {
+          db.exec(SCHEMA)
+          if (schema !== undefined) return
+          const put = db.prepare<[string, string]>('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
           put.run('schema_version', SCHEMA_VERSION)
           put.run('chain_id', String(chainId))
         })()
@@ -159,7 +175,7 @@ export class SqliteStore implements LedgerStore {
   }
 
   ledgerInfo(): LedgerInfo | null {
-    const row = this.#s.info.get() as InfoRow | undefined
+    const row = this.#s.info.get()
     if (row === undefined) return null
     return {
       chain_id: this.chainId,
@@ -173,7 +189,7 @@ export class SqliteStore implements LedgerStore {
   }
 
   transactionByVersion(version: U64): TransactionJson | null {
-    const json = this.#s.txn.get(toKey(version)) as string | undefined
+    const json = this.#s.txn.get(toKey(version))
     return json === undefined ? null : (JSON.parse(json) as TransactionJson)
   }
 
@@ -181,11 +197,11 @@ export class SqliteStore implements LedgerStore {
     if (!(limit > 0)) return []
     const from = toKey(start)
     const last = from + BigInt(Math.ceil(limit)) - 1n
-    return (this.#s.accountTxns.all(address, from, last < MAX_KEY ? last : MAX_KEY) as string[]).map((json) => JSON.parse(json) as TransactionJson)
+    return this.#s.accountTxns.all(address, from, last < MAX_KEY ? last : MAX_KEY).map((json) => JSON.parse(json) as TransactionJson)
   }
 
   accountSequenceNumber(address: string): U64 {
-    const key = this.#s.nextSeq.get(address) as bigint | undefined
+    const key = this.#s.nextSeq.get(address)
     return key === undefined ? 0 : fromKey(key)
   }
 
@@ -219,7 +235,7 @@ export class SqliteStore implements LedgerStore {
   pruneBelow(version: U64): void {
     this.#db
       .transaction(() => {
-        const keep = (this.#s.firstKept.get(toKey(version)) ?? this.#s.newest.get()) as BlockRow | undefined
+        const keep = this.#s.firstKept.get(toKey(version)) ?? this.#s.newest.get()
         if (keep === undefined) return
         this.#s.pruneTxns.run(keep.first_version)
         this.#s.pruneBlocks.run(keep.block_height)
@@ -232,14 +248,14 @@ export class SqliteStore implements LedgerStore {
   }
 
   #tip(): LedgerTip | null {
-    const row = this.#s.newest.get() as BlockRow | undefined
+    const row = this.#s.newest.get()
     return row === undefined ? null : { block_height: fromKey(row.block_height), last_version: fromKey(row.last_version) }
   }
 
   #append(block: BlockJson): void {
     const s = this.#s
     const prepared = prepareAppend(block, this.#tip(), (address) => {
-      const key = s.nextSeq.get(address) as bigint | undefined
+      const key = s.nextSeq.get(address)
       return key === undefined ? undefined : fromKey(key)
     }, this.maxBlockTransactions)
     const { parsed } = prepared
@@ -261,7 +277,7 @@ export class SqliteStore implements LedgerStore {
   }
 
   #block(height: U64, withTransactions: boolean): BlockJson | null {
-    const b = this.#s.block.get(toKey(height)) as BlockRow | undefined
+    const b = this.#s.block.get(toKey(height))
     if (b === undefined) return null
     const header = {
       block_height: String(fromKey(b.block_height)),
@@ -272,30 +288,45 @@ export class SqliteStore implements LedgerStore {
     }
     // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
     if (!withTransactions) return header as BlockJson
-    const txns = (this.#s.blockTxns.all(b.first_version, b.last_version) as string[]).map((json) => JSON.parse(json) as TransactionJson)
+    const txns = this.#s.blockTxns.all(b.first_version, b.last_version).map((json) => JSON.parse(json) as TransactionJson)
     return { ...header, transactions: txns }
   }
 }
 
+/** The `meta` table as a map; empty when it is not ours (another program's table of that name). */
+function readMeta(db: Database.Database): Map<string, string> {
+  try {
+    return new Map(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
+  } catch {
+    return new Map()
+  }
+}
+
+/** Statements with their bind parameters and row types; u64 columns bind and read as biased keys (bigint). */
 function prepareStatements(db: Database.Database) {
   return {
-    info: db.prepare(
+    info: db.prepare<[], InfoRow>(
       `SELECT n.block_height, n.last_version, n.epoch, n.block_timestamp, o.block_height AS oldest_block_height, o.first_version AS oldest_version
        FROM (SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1) n, (SELECT * FROM blocks ORDER BY block_height LIMIT 1) o`,
     ),
-    newest: db.prepare('SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1'),
-    block: db.prepare('SELECT * FROM blocks WHERE block_height = ?'),
-    blockTxns: db.prepare('SELECT json FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
-    txn: db.prepare('SELECT json FROM transactions WHERE version = ?').pluck(),
-    accountTxns: db.prepare('SELECT json FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number').pluck(),
-    nextSeq: db.prepare('SELECT next_sequence_number FROM accounts WHERE address = ?').pluck(),
+    newest: db.prepare<[], BlockRow>('SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1'),
+    block: db.prepare<[bigint], BlockRow>('SELECT * FROM blocks WHERE block_height = ?'),
+    // pluck(): each row is its one column, so the row type is that column's.
+    blockTxns: db.prepare<[bigint, bigint], string>('SELECT json FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
+    txn: db.prepare<[bigint], string>('SELECT json FROM transactions WHERE version = ?').pluck(),
+    accountTxns: db.prepare<[string, bigint, bigint], string>('SELECT json FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number').pluck(),
+    nextSeq: db.prepare<[string], bigint>('SELECT next_sequence_number FROM accounts WHERE address = ?').pluck(),
     // Heights and versions rise together, so the first block in height order that reaches
     // `version` is where pruning stops; the scan is O(pruned blocks).
-    firstKept: db.prepare('SELECT * FROM blocks WHERE last_version >= ? ORDER BY block_height LIMIT 1'),
-    insertBlock: db.prepare('INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) VALUES (?, ?, ?, ?, ?, ?)'),
-    insertTxn: db.prepare('INSERT INTO transactions (version, sender, sequence_number, json) VALUES (?, ?, ?, ?)'),
-    upsertAccount: db.prepare('INSERT INTO accounts (address, next_sequence_number) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number'),
-    pruneTxns: db.prepare('DELETE FROM transactions WHERE version < ?'),
-    pruneBlocks: db.prepare('DELETE FROM blocks WHERE block_height < ?'),
+    firstKept: db.prepare<[bigint], BlockRow>('SELECT * FROM blocks WHERE last_version >= ? ORDER BY block_height LIMIT 1'),
+    insertBlock: db.prepare<[bigint, string, string, bigint, bigint, string]>(
+      'INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    insertTxn: db.prepare<[bigint, string | null, bigint | null, string]>('INSERT INTO transactions (version, sender, sequence_number, json) VALUES (?, ?, ?, ?)'),
+    upsertAccount: db.prepare<[string, bigint]>(
+      'INSERT INTO accounts (address, next_sequence_number) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number',
+    ),
+    pruneTxns: db.prepare<[bigint]>('DELETE FROM transactions WHERE version < ?'),
+    pruneBlocks: db.prepare<[bigint]>('DELETE FROM blocks WHERE block_height < ?'),
   }
 }

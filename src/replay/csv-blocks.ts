@@ -19,7 +19,7 @@ type Column = (typeof REQUIRED)[number] | (typeof OPTIONAL)[number]
  * before). A row with an empty `gas_unit_price` declares its block without adding a
  * transaction (so empty blocks can be listed). Empty `gas_used` is 0; `epoch` defaults to the
  * previous block's, or 0. Fields may be double-quoted (RFC 4180, no line breaks inside).
- * Streaming: memory holds one block's rows.
+ * Streaming: memory holds one block's rows. (`readLines` drops a byte order mark before the header.)
  *
  * @throws InvalidDataError naming the file, line and column.
  * @example for await (const { block } of readCsvBlocks(readLines('txns.csv'), 'txns.csv')) …
@@ -39,7 +39,7 @@ export async function* readCsvBlocks(lines: AsyncIterable<Line>, file: string): 
     block: { block_height: canonical(h), epoch: e, gas_unit_prices: p, gas_used: g } satisfies BlockInput,
   })
   for await (const { number, text } of lines) {
-    const fields = splitCsv(columns === null ? text.replace(/^\uFEFF/, '') : text, file, number)
+    const fields = splitCsv(text, file, number)
     if (columns === null) {
       columns = {}
       width = fields.length

@@ -1,7 +1,7 @@
 import { createReadStream, type ReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { InvalidDataError } from '../ledger/errors.js'
-import { readLines } from '../ledger/lines.js'
+import { readJsonLines } from '../ledger/json-lines.js'
+import { readLines, sourceName } from '../ledger/lines.js'
 import { toBlockInput } from '../ledger/read-blocks.js'
 import type { SourcedBlock } from './backtest.js'
 import { readCsvBlocks } from './csv-blocks.js'
@@ -27,46 +27,28 @@ export interface OpenedInput {
 
 /**
  * Opens a chain file (`-` = standard input) as a stream of blocks: JSON Lines of the node's block
- * JSON or compact summaries (as `readBlocks`), or per-transaction CSV (`readCsvBlocks`). Constant
- * memory. A bad line throws `InvalidDataError` naming file, line and field.
+ * JSON or compact summaries (as `readBlocks`), or per-transaction CSV (`readCsvBlocks`), both
+ * split by `readLines` (line limit, BOM). Constant memory. A bad line throws `InvalidDataError`
+ * naming file, line and field; a file that cannot be read, one naming the file with field `(file)`.
  */
 export async function openInput(path: string, format: InputFormat, stdin?: NodeJS.ReadableStream): Promise<OpenedInput> {
-  const file = path === '-' ? '<stdin>' : path
+  const file = sourceName(path)
   let stream: NodeJS.ReadableStream
   let totalBytes: number | null = null
   if (path === '-') stream = stdin ?? process.stdin
   else {
-    try {
-      totalBytes = (await stat(path)).size
-    } catch (error) {
-      throw new InvalidDataError(file, 0, '(file)', `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-    }
+    // A file that cannot be read is reported by `readLines` when the blocks are first asked for.
+    totalBytes = await stat(path).then(
+      (s) => s.size,
+      () => null,
+    )
     stream = createReadStream(path, { highWaterMark: 1 << 20 })
   }
-  const lines = readLines(stream)
-  const blocks = format === 'csv' ? readCsvBlocks(lines, file) : jsonlBlocks(lines, file)
+  const blocks = format === 'csv' ? readCsvBlocks(readLines(stream, { file }), file) : readJsonLines(stream, (json, line) => ({ file, line, block: toBlockInput(json) }), { file })
   return {
     file,
     blocks,
     bytesRead: () => (path === '-' ? 0 : (stream as ReadStream).bytesRead),
     totalBytes,
-  }
-}
-
-async function* jsonlBlocks(lines: ReturnType<typeof readLines>, file: string): AsyncGenerator<SourcedBlock> {
-  for await (const { number, text } of lines) {
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (error) {
-      throw new InvalidDataError(file, number, '(json)', `not valid JSON: ${(error as Error).message}`)
-    }
-    let block
-    try {
-      block = toBlockInput(json)
-    } catch (error) {
-      throw InvalidDataError.at(file, number, error)
-    }
-    yield { file, line: number, block }
   }
 }

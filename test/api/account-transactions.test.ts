@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
-import { addr, Chain } from './helpers/chain.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError, expectSchema } from './helpers/schemas.js'
 import { get, headerNames, serverOf, storeOf } from './helpers/server.js'
 
 /** Account 1 sends 40 sequence-number txns (seq 0..39) and 3 orderless ones; account 2 sends 1. */
 function chain40() {
-  const chain = new Chain()
+  const chain = new ChainBuilder()
   const blocks = chain.blocks(20, (i) => [{ sender: 1 }, { sender: 1 }, ...(i % 7 === 0 ? [{ sender: 1, nonce: i }] : []), ...(i === 3 ? [{ sender: 2 }] : [])])
   return { chain, blocks }
 }
@@ -49,7 +49,7 @@ describe('GET /v1/accounts/{address}/transactions', () => {
   })
 
   it('limit above the maximum is clamped to it (X4), and the maximum is configurable', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const blocks = chain.blocks(60, () => [{ sender: 1 }, { sender: 1 }, { sender: 1 }])
     const server = await serverOf(blocks)
     expect((await get(server, `/v1/accounts/${A1}/transactions?start=0&limit=1000`)).json()).toHaveLength(100)
@@ -91,7 +91,7 @@ describe('GET /v1/accounts/{address}/transactions', () => {
     for (const a of ['0x1', '0x001', `0x${'0'.repeat(63)}1`, '0'.repeat(63) + '1', '0x00000000000000000000000000000001']) {
       expect(seqs((await get(server, `/v1/accounts/${a}/transactions?start=0&limit=5`)).json())).toEqual(want)
     }
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const upper = await serverOf(chain.blocks(1, () => [{ sender: 0xabc }]))
     expect((await get(upper, '/v1/accounts/0xABC/transactions')).json()).toHaveLength(1)
   })
@@ -123,7 +123,7 @@ describe('GET /v1/accounts/{address}/transactions', () => {
   })
 
   it('on a ledger that begins late, sequence numbers before its first block are pruned', async () => {
-    const chain = new Chain({ height: 500, version: 90_000 }).startSequence(1, 17)
+    const chain = new ChainBuilder({ height: 500, version: 90_000 }).startSequence(1, 17)
     const server = await serverOf(chain.blocks(3, () => [{ sender: 1 }]))
     expect(seqs((await get(server, `/v1/accounts/${A1}/transactions`)).json())).toEqual([17, 18, 19])
     expectError(await get(server, `/v1/accounts/${A1}/transactions?start=16`), 410, 'version_pruned')

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { createServer, ENDPOINTS } from '../../src/api/index.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
-import { addr, Chain } from './helpers/chain.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError } from './helpers/schemas.js'
 import { faultyStore, get, headerNames, serverOf, storeOf } from './helpers/server.js'
 
-const blocks = new Chain().blocks(5, () => [{ sender: 1 }])
+const blocks = new ChainBuilder().blocks(5, () => [{ sender: 1 }])
 const LEDGER_URLS = ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/1', '/v1/estimate_gas_price', '/v1/blocks/by_height/1']
 
 describe('errors', () => {
@@ -60,7 +60,7 @@ describe('errors', () => {
   })
 
   it('a store failure while the estimate catches up is 500 internal_error', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const store = faultyStore(storeOf(chain.blocks(3)))
     const server = await createServer({ store })
     store.appendBlock(chain.block())
@@ -100,7 +100,7 @@ describe('errors', () => {
     const server = await createServer({ store })
     expectError(await get(server, '/v1/estimate_gas_price'), 503, 'internal_error')
     expect((await get(server, '/v1/spec.json')).statusCode).toBe(200)
-    await server.appendBlock(new Chain().block())
+    await server.appendBlock(new ChainBuilder().block())
     expect((await get(server, '/v1/estimate_gas_price')).statusCode).toBe(200)
   })
 
@@ -141,7 +141,7 @@ describe('errors', () => {
 
 describe('ledger headers', () => {
   it('carry the seven values of the ledger info on every 200, and no cursor or gas-used (X14)', async () => {
-    const store = storeOf(new Chain({ height: 7, version: 300 }).blocks(3, () => [{ sender: 1 }]), 33)
+    const store = storeOf(new ChainBuilder({ height: 7, version: 300 }).blocks(3, () => [{ sender: 1 }]), 33)
     const server = await createServer({ store })
     store.pruneBelow(303)
     for (const url of ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/305', '/v1/estimate_gas_price', '/v1/blocks/by_height/8', '/v1/spec.json']) {
@@ -169,10 +169,10 @@ describe('ledger headers', () => {
   })
 
   it('move with the ledger as blocks are appended', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const server = await serverOf(chain.blocks(2))
     expect((await get(server, '/v1')).headers['x-node-block-height']).toBe('1')
-    await server.appendBlock(chain.block([{ sender: 4 }]))
+    await server.appendBlock(chain.block({ users: [{ sender: 4 }] }))
     const res = await get(server, '/v1/transactions/by_version/5')
     expect(res.headers['x-node-block-height']).toBe('2')
     expect(res.headers['x-node-ledger-version']).toBe('6')

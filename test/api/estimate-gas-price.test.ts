@@ -6,7 +6,7 @@ import type { EstimatorConfigInput } from '../../src/core/config.js'
 import { gasEstimateToJson } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/parse-block.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { expectSchema } from './helpers/schemas.js'
 import { get, headerNames, serverOf, storeOf } from './helpers/server.js'
 
@@ -19,13 +19,13 @@ function reference(blocks: readonly BlockJson[], config: EstimatorConfigInput = 
 
 const FULL3 = { full_block_txns: 3 } as const
 /** Block i is full (3 user txns) with its cheapest price from `prices`, or empty. */
-function pricedChain(prices: readonly (number | null)[], chain = new Chain()): BlockJson[] {
-  return prices.map((p, i) => chain.block(p === null ? [] : [{ sender: 10 + i, price: p }, { sender: 500 + i, price: p + 7 }, { sender: 900 + i, price: p + 50 }]))
+function pricedChain(prices: readonly (number | null)[], chain = new ChainBuilder()): BlockJson[] {
+  return prices.map((p, i) => chain.block({ users: p === null ? [] : [{ sender: 10 + i, gas_unit_price: p }, { sender: 500 + i, gas_unit_price: p + 7 }, { sender: 900 + i, gas_unit_price: p + 50 }] }))
 }
 
 describe('GET /v1/estimate_gas_price', () => {
   it('returns the default {min, min, next_bucket(min)} on a chain of empty blocks (T1)', async () => {
-    const server = await serverOf(new Chain().blocks(11))
+    const server = await serverOf(new ChainBuilder().blocks(11))
     const res = await get(server, '/v1/estimate_gas_price')
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8')
@@ -51,11 +51,11 @@ describe('GET /v1/estimate_gas_price', () => {
   it('keeps u64 prices above 2^53 exact end to end', async () => {
     const big = 9007199254740993n // 2^53 + 1: a double would round it
     const config = { ...FULL3, min_gas_unit_price: String(big), buckets: [0, 150, String(big * 2n), '18446744073709551615'] }
-    const empty = await serverOf(new Chain().blocks(5), { estimator: config })
+    const empty = await serverOf(new ChainBuilder().blocks(5), { estimator: config })
     expect((await get(empty, '/v1/estimate_gas_price')).body).toBe(`{"deprioritized_gas_estimate":${big},"gas_estimate":${big},"prioritized_gas_estimate":${big * 2n}}`)
     // Full blocks whose cheapest txn paid 2^53+1 price at the next bucket, 2^54+2, and p90 above it at u64::MAX.
-    const chain = new Chain()
-    const blocks = Array.from({ length: 6 }, (_, i) => chain.block([{ sender: 1, price: big }, { sender: 2 + i, price: big + 1n }, { sender: 100 + i, price: big }]))
+    const chain = new ChainBuilder()
+    const blocks = Array.from({ length: 6 }, (_, i) => chain.block({ users: [{ sender: 1, gas_unit_price: big }, { sender: 2 + i, gas_unit_price: big + 1n }, { sender: 100 + i, gas_unit_price: big }] }))
     const full = await serverOf(blocks, { estimator: config })
     const body = (await get(full, '/v1/estimate_gas_price')).body
     expect(body).toBe(`{"deprioritized_gas_estimate":${big * 2n},"gas_estimate":${big * 2n},"prioritized_gas_estimate":18446744073709551615}`)
@@ -75,14 +75,14 @@ describe('GET /v1/estimate_gas_price', () => {
   })
 
   it('follows blocks appended through the server, one at a time', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const store = storeOf(pricedChain([100, 100], chain))
     const server = await createServer({ store, estimator: FULL3 })
-    const all = pricedChain([100, 100], new Chain())
+    const all = pricedChain([100, 100], new ChainBuilder())
     const prices = [300, 300, 2000, null, 150, 5000, 100]
     for (const p of prices) {
       const b = pricedChain([p], chain)[0] as BlockJson
-      all.push(pricedChain([p], new Chain({ height: all.length, version: Number(b.first_version) }))[0] as BlockJson)
+      all.push(pricedChain([p], new ChainBuilder({ height: all.length, version: Number(b.first_version) }))[0] as BlockJson)
       await server.appendBlock(b)
       const res = await get(server, '/v1/estimate_gas_price')
       expect(res.body).toBe(reference(all, FULL3))
@@ -92,7 +92,7 @@ describe('GET /v1/estimate_gas_price', () => {
   })
 
   it('catches up on the next request when others append to the store directly', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const first = pricedChain([100, 100, 100], chain)
     const store = storeOf(first)
     const server = await createServer({ store, estimator: FULL3 })
@@ -106,7 +106,7 @@ describe('GET /v1/estimate_gas_price', () => {
   })
 
   it('catches up by rebuilding when far behind (more than the history window)', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const first = pricedChain([100], chain)
     const store = storeOf(first)
     const config = { ...FULL3, low_block_history: 2, market_block_history: 3, aggressive_block_history: 4 }
@@ -117,9 +117,9 @@ describe('GET /v1/estimate_gas_price', () => {
   })
 
   it('counts only the current epoch, as the node does', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const blocks = pricedChain(Array(6).fill(1000), chain)
-    chain.epoch = 2
+    chain.epoch = 2n
     blocks.push(...pricedChain([100, 100], chain))
     const server = await serverOf(blocks, { estimator: FULL3 })
     const res = await get(server, '/v1/estimate_gas_price')
@@ -129,15 +129,15 @@ describe('GET /v1/estimate_gas_price', () => {
   })
 
   it('appendBlock refuses a block the engine cannot read and leaves the store untouched', async () => {
-    const chain = new Chain()
+    const chain = new ChainBuilder()
     const store = storeOf(pricedChain([100], chain))
     const server = await createServer({ store })
-    const bad = structuredClone(chain.block([{ sender: 1 }])) as BlockJson
+    const bad = structuredClone(chain.block({ users: [{ sender: 1 }] })) as BlockJson
     ;(bad.transactions[1] as { gas_unit_price: string }).gas_unit_price = 'lots'
     await expect(server.appendBlock(bad)).rejects.toBeInstanceOf(InvalidBlockError)
     expect(store.ledgerInfo()?.block_height).toBe(0)
     // The store's own refusal (a gap) surfaces too, and the server keeps serving.
-    const gap = new Chain({ height: 5, version: 1000 }).block()
+    const gap = new ChainBuilder({ height: 5, version: 1000 }).block()
     await expect(server.appendBlock(gap)).rejects.toThrow(/gap/)
     expect((await get(server, '/v1/estimate_gas_price')).statusCode).toBe(200)
   })

@@ -1,7 +1,7 @@
 import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { faultyStore, storeOf } from './helpers/server.js'
 
 interface Raw {
@@ -42,7 +42,7 @@ describe('the estimate fast path', () => {
   it('answers the steady state without entering Fastify', async () => {
     const lines: string[] = []
     const stream = { write: (line: string) => void lines.push(line) }
-    const server = await createServer({ store: storeOf(new Chain().blocks(3)), logger: { level: 'info', stream } })
+    const server = await createServer({ store: storeOf(new ChainBuilder().blocks(3)), logger: { level: 'info', stream } })
     open.push(server)
     const url = await server.listen({ port: 0 })
     for (let i = 0; i < 5; i++) expect((await rawGet(`${url}/v1/estimate_gas_price`)).status).toBe(200)
@@ -52,8 +52,8 @@ describe('the estimate fast path', () => {
   })
 
   it('sends the same status, headers and body as the Fastify route', async () => {
-    const chain = new Chain()
-    const store = storeOf(chain.blocks(12, (i) => [{ sender: 1, price: 100 + i * 40 }, { sender: 2 }, { sender: 3 }]))
+    const chain = new ChainBuilder()
+    const store = storeOf(chain.blocks(12, (i) => [{ sender: 1, gas_unit_price: 100 + i * 40 }, { sender: 2 }, { sender: 3 }]))
     const [fast, slow] = await pair({ store, estimator: { full_block_txns: 3, static_override: null }, headerPrefix: 'X-APTOS-' })
     for (const path of ['/v1/estimate_gas_price', '/v1/estimate_gas_price?x=1', '/v1/estimate_gas_price/']) {
       const a = await rawGet(`${fast}${path}`)
@@ -62,13 +62,13 @@ describe('the estimate fast path', () => {
       expect(a.status).toBe(200)
     }
     // After the store moves on, the first request catches up through Fastify and later ones are fast again.
-    store.appendBlock(chain.block([{ sender: 1, price: 5000 }, { sender: 2, price: 5000 }, { sender: 3, price: 5000 }]))
+    store.appendBlock(chain.block({ users: [{ sender: 1, gas_unit_price: 5000 }, { sender: 2, gas_unit_price: 5000 }, { sender: 3, gas_unit_price: 5000 }] }))
     store.appendBlock(chain.block())
     for (let i = 0; i < 3; i++) expect(await rawGet(`${fast}/v1/estimate_gas_price`)).toEqual(await rawGet(`${slow}/v1/estimate_gas_price`))
   })
 
   it('leaves errors to Fastify: empty, failing and disabled', async () => {
-    const store = faultyStore(storeOf(new Chain().blocks(2)))
+    const store = faultyStore(storeOf(new ChainBuilder().blocks(2)))
     const [fast, slow] = await pair({ store })
     store.empty = true
     expect(await rawGet(`${fast}/v1/estimate_gas_price`)).toEqual(await rawGet(`${slow}/v1/estimate_gas_price`))
@@ -77,7 +77,7 @@ describe('the estimate fast path', () => {
     const failed = await rawGet(`${fast}/v1/estimate_gas_price`)
     expect(failed.status).toBe(503)
     expect(failed).toEqual(await rawGet(`${slow}/v1/estimate_gas_price`))
-    const off = await createServer({ store: storeOf(new Chain().blocks(2)), disabled: ['estimate_gas_price'] })
+    const off = await createServer({ store: storeOf(new ChainBuilder().blocks(2)), disabled: ['estimate_gas_price'] })
     open.push(off)
     expect((await rawGet(`${await off.listen({ port: 0 })}/v1/estimate_gas_price`)).status).toBe(403)
   })

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError, expectSchema } from './helpers/schemas.js'
 import { get, serverOf, storeOf } from './helpers/server.js'
 
-const chain = new Chain({ height: 10, version: 100 })
-const blocks = chain.blocks(6, (i) => Array.from({ length: 3 + i }, (_, k) => ({ sender: k + 1, price: 100 + 50 * i })))
+const chain = new ChainBuilder({ height: 10, version: 100 })
+const blocks = chain.blocks(6, (i) => Array.from({ length: 3 + i }, (_, k) => ({ sender: k + 1, gas_unit_price: 100 + 50 * i })))
 
 describe('GET /v1', () => {
   it('returns the ledger info as an IndexResponse', async () => {
@@ -22,7 +22,7 @@ describe('GET /v1', () => {
       expect(body).toEqual({
         chain_id: 7,
         epoch: '1',
-        ledger_version: String(chain.version - 1),
+        ledger_version: String(chain.version - 1n),
         oldest_ledger_version: blocks[1]?.first_version,
         ledger_timestamp: blocks[5]?.block_timestamp,
         node_role: 'full_node',

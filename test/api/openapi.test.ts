@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { validatorOf } from './helpers/schemas.js'
 import { get, serverOf } from './helpers/server.js'
 
@@ -23,7 +23,7 @@ function refs(value: unknown, out: string[] = []): string[] {
 
 describe('GET /v1/spec.json', () => {
   it('documents every route from its route schema, with parameters, statuses and ledger headers', async () => {
-    const server = await serverOf(new Chain().blocks(1), { headerPrefix: 'X-APTOS-' })
+    const server = await serverOf(new ChainBuilder().blocks(1), { headerPrefix: 'X-APTOS-' })
     const res = await get(server, '/v1/spec.json')
     expect(res.statusCode).toBe(200)
     const doc = res.json() as Doc
@@ -53,7 +53,7 @@ describe('GET /v1/spec.json', () => {
   })
 
   it('resolves every $ref to a component, and every component compiles', async () => {
-    const server = await serverOf(new Chain().blocks(1))
+    const server = await serverOf(new ChainBuilder().blocks(1))
     const doc = (await get(server, '/v1/spec.json')).json() as Doc
     for (const r of refs(doc)) {
       expect(r).toMatch(/^#\/components\/schemas\//)

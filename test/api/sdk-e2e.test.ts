@@ -2,16 +2,16 @@ import { Aptos, AptosApiError, AptosConfig, Network } from '@aptos-labs/ts-sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
 import type { MemoryStore } from '../../src/ledger/memory-store.js'
-import { addr, Chain } from './helpers/chain.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { storeOf } from './helpers/server.js'
 
 /**
  * The official Aptos TypeScript SDK against the real server on a loopback port: its own request
  * path, URL building, JSON parsing and error type, nothing mocked.
  */
-const chain = new Chain()
+const chain = new ChainBuilder()
 // Account 0x…abc sends 30 sequence-number txns over 15 blocks; blocks are full (3 txns ≥ full_block_txns).
-const blocks = chain.blocks(15, (i) => [{ sender: 0xabc, price: 100 }, { sender: 0xabc, price: 120 }, { sender: 0x100 + i, price: 400 }])
+const blocks = chain.blocks(15, (i) => [{ sender: 0xabc, gas_unit_price: 100 }, { sender: 0xabc, gas_unit_price: 120 }, { sender: 0x100 + i, gas_unit_price: 400 }])
 const ACCOUNT = addr(0xabc)
 
 let server: ReadApiServer
@@ -73,7 +73,7 @@ describe('@aptos-labs/ts-sdk against the server', () => {
   })
 
   it('surfaces a 404 (version above the ledger) as an AptosApiError', async () => {
-    const error = await aptos.getTransactionByVersion({ ledgerVersion: chain.version + 10 }).catch((e: unknown) => e)
+    const error = await aptos.getTransactionByVersion({ ledgerVersion: chain.version + 10n }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(AptosApiError)
     expect((error as AptosApiError).status).toBe(404)
     expect((error as AptosApiError).data).toMatchObject({ error_code: 'transaction_not_found' })

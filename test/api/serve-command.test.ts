@@ -9,12 +9,13 @@ import { UsageError } from '../../src/cli/errors.js'
 import type { CliIo } from '../../src/cli/io.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
+import { runCli } from '../cli/run.js'
 import { storeOf } from './helpers/server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const blocks = new Chain().blocks(8, (i) => [{ sender: 1 }, { sender: 2 + (i % 2) }])
+const blocks = new ChainBuilder().blocks(8, (i) => [{ sender: 1 }, { sender: 2 + (i % 2) }])
 const dataFile = join(dir, 'chain.jsonl')
 writeFileSync(dataFile, blocks.map((b) => JSON.stringify(b)).join('\n') + '\n')
 
@@ -117,6 +118,14 @@ describe('ledger-gas serve', () => {
       ['--max-url-length', '100000'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
+  })
+
+  it('--db of a file that is not a ledger: exit 2 (LedgerDatabaseError), message naming it', async () => {
+    const notDb = join(dir, 'not-a-db.txt')
+    writeFileSync(notDb, 'plain text, not SQLite\n'.repeat(200))
+    const r = await runCli(['serve', '--db', notDb, '--port', '0'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(`ledger-gas serve: ${notDb} is not a ledger database: file is not a database\n`)
   })
 
   it('prints its help', async () => {

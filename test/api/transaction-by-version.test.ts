@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { Chain } from './helpers/chain.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError, expectSchema } from './helpers/schemas.js'
 import { get, headerNames, serverOf, storeOf } from './helpers/server.js'
 import { createServer } from '../../src/api/index.js'
 
-const chain = new Chain()
-const blocks = chain.blocks(4, (i) => [{ sender: 1 }, { sender: 2, price: 150 + i }, { sender: 3, nonce: 77 + i }])
-const ledgerVersion = chain.version - 1
+const chain = new ChainBuilder()
+const blocks = chain.blocks(4, (i) => [{ sender: 1 }, { sender: 2, gas_unit_price: 150 + i }, { sender: 3, nonce: 77 + i }])
+const ledgerVersion = Number(chain.version) - 1
 
 describe('GET /v1/transactions/by_version/{txn_version}', () => {
   it('returns every retained version as a schema-valid Transaction with the ledger headers', async () => {
@@ -58,7 +58,7 @@ describe('GET /v1/transactions/by_version/{txn_version}', () => {
   })
 
   it('treats versions before the first block of a ledger that begins late as pruned', async () => {
-    const late = new Chain({ height: 1000, version: 500_000 })
+    const late = new ChainBuilder({ height: 1000, version: 500_000 })
     const server = await serverOf(late.blocks(2, () => [{ sender: 9 }]))
     expectError(await get(server, '/v1/transactions/by_version/499999'), 410, 'version_pruned')
     expect((await get(server, '/v1/transactions/by_version/500000')).statusCode).toBe(200)

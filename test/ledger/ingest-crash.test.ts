@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/run.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
-import { addr, ChainBuilder } from './fixtures.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-crash-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

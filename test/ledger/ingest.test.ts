@@ -1,19 +1,22 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable, Writable } from 'node:stream'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { addr, ChainBuilder, clone } from './fixtures.js'
+import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-'))
 let n = 0
 const temp = (name: string) => join(dir, `${n++}-${name}`)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex')
 
 function runCli(args: string[], stdin: string | Readable = '', signal = new AbortController().signal) {
   let out = ''
@@ -82,7 +85,7 @@ describe('ledger-gas ingest', () => {
     writeFileSync(partial, `${jsonl(blocks.slice(0, 25))}${JSON.stringify(blocks[25]).slice(0, 200)}`)
     const first = await runCli(['--db', db, '--input', partial, '--batch', '7'])
     expect(first.code).toBe(1)
-    expect(first.err).toMatch(/partial\.jsonl:26: \(line\): not valid JSON/)
+    expect(first.err).toMatch(/partial\.jsonl:26: \(json\): not valid JSON/)
     await withDb(db, (store) => expect(store.ledgerInfo()?.block_height).toBe(24))
 
     const full = writeChain(blocks)
@@ -187,13 +190,36 @@ describe('ledger-gas ingest', () => {
     expect(r.err).toMatch(/holds chain id 1, not 2/)
   })
 
+  it('refuses another program\'s SQLite database with exit 2 and leaves the file byte-identical', async () => {
+    const db = temp('theirs.db')
+    const theirs = new Database(db)
+    theirs.exec("CREATE TABLE meta (k TEXT, v TEXT); CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')")
+    theirs.close()
+    const before = sha256(db)
+    const r = await runCli(['--db', db, '--input', writeChain(chain(3))])
+    expect(r.code).toBe(2)
+    expect(r.err).toBe(`ledger-gas ingest: ${db} is a SQLite database but not a ledger (it has the tables meta, notes and no ledger schema); refusing to change it\n`)
+    expect(sha256(db)).toBe(before)
+    expect(existsSync(`${db}-wal`)).toBe(false)
+  })
+
+  it('refuses a file that is not SQLite at all with exit 2, unchanged', async () => {
+    const db = temp('notes.txt')
+    writeFileSync(db, 'dear diary\n'.repeat(500))
+    const before = sha256(db)
+    const r = await runCli(['--db', db, '--input', writeChain(chain(3))])
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/notes\.txt is not a ledger database: file is not a database/)
+    expect(sha256(db)).toBe(before)
+  })
+
   const usage: [string, string[], RegExp][] = [
     ['a missing --db', ['--input', 'x.jsonl'], /missing required option --db/],
     ['a missing --input', ['--db', 'x.db'], /missing required option --input/],
     ['an unreadable input', ['--db', 'x.db', '--input', '/nonexistent/chain.jsonl'], /cannot read --input \/nonexistent\/chain\.jsonl/],
     ['a chain id above 255', ['--db', 'x.db', '--input', '-', '--chain-id', '256'], /--chain-id must be between 0 and 255/],
     ['an unknown flag', ['--db', 'x.db', '--input', '-', '--fast'], /Unknown option '--fast'/],
-    ['a db in a missing directory', ['--db', '/nonexistent/dir/x.db', '--input', '-'], /cannot open --db/],
+    ['a db in a missing directory', ['--db', '/nonexistent/dir/x.db', '--input', '-'], /cannot open \/nonexistent\/dir\/x\.db/],
   ]
   for (const [what, args, message] of usage) {
     it(`exits 2 on ${what}`, async () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { LedgerContinuityError } from '../../src/ledger/errors.js'
 import { LedgerDatabaseError, SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { addr, ChainBuilder, clone } from './fixtures.js'
+import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
 import { describeStoreContract } from './store-contract.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-sqlite-'))
@@ -58,7 +58,16 @@ describe('SqliteStore persistence', () => {
     const foreign = new Database(other)
     foreign.exec('CREATE TABLE t (x)')
     foreign.close()
-    expect(() => SqliteStore.open(other, { readonly: true })).toThrow(/is not a ledger database: no such table: meta/)
+    expect(() => SqliteStore.open(other, { readonly: true })).toThrow(/is a SQLite database but not a ledger \(it has the tables t and no ledger schema\)/)
+    expect(() => SqliteStore.open(other)).toThrow(/is a SQLite database but not a ledger/)
+    const reopened = new Database(other, { readonly: true })
+    expect(reopened.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual(['t'])
+    expect(reopened.pragma('journal_mode', { simple: true })).toBe('delete')
+    reopened.close()
+    const empty = dbPath()
+    new Database(empty).close()
+    expect(() => SqliteStore.open(empty, { readonly: true })).toThrow(/is not a ledger database: it has no tables/)
+    SqliteStore.open(empty).close()
     expect(() => SqliteStore.open(join(dir, 'missing.db'), { readonly: true })).toThrow()
     expect(() => SqliteStore.open(join(dir, 'missing.db'), { mustExist: true })).toThrow()
   })

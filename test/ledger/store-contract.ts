@@ -5,7 +5,7 @@ import { LedgerContinuityError } from '../../src/ledger/errors.js'
 import type { StoreOptions } from '../../src/ledger/memory-store.js'
 import type { LedgerStore, MaybePromise } from '../../src/ledger/store.js'
 import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
-import { addr, ChainBuilder, clone, type UserSpec } from './fixtures.js'
+import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
 
 /** Makes a fresh, empty store. */
 export type StoreFactory = (options?: StoreOptions) => MaybePromise<LedgerStore>

@@ -5,7 +5,7 @@ import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerInfo, LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson, TransactionJson, UserTransactionJson } from '../../src/ledger/types.js'
-import { addr, ChainBuilder, clone, type UserSpec } from './fixtures.js'
+import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 60)
 

@@ -7,7 +7,7 @@ import type { U64 } from '../../src/core/u64.js'
 import type { LedgerInfo, LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
 import { storeOf } from '../api/helpers/server.js'
-import { ChainBuilder } from '../ledger/fixtures.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 import { rawGet, refused, startServe, waitForStderr } from './helpers/child.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-shutdown-'))

@@ -15,15 +15,14 @@ import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { addr, Chain } from '../api/helpers/chain.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError } from '../api/helpers/schemas.js'
 import { storeOf } from '../api/helpers/server.js'
-import { ChainBuilder } from '../ledger/fixtures.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-limits-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const blocks = new Chain().blocks(4, () => [{ sender: 1 }])
+const blocks = new ChainBuilder().blocks(4, () => [{ sender: 1 }])
 
 /** Writes `bytes` on a fresh connection and resolves with everything the server sends until it closes. */
 function exchange(port: number, bytes: string | Buffer, options: { endAfterMs?: number } = {}): Promise<{ text: string; ms: number }> {
@@ -103,7 +102,7 @@ describe('HTTP limits', () => {
   })
 
   it('page size: limit above maxPageSize (default 100) is clamped, 0 is 400 invalid_input, above u16 is 400 web_framework_error', async () => {
-    const many = new Chain().blocks(130, () => [{ sender: 1 }])
+    const many = new ChainBuilder().blocks(130, () => [{ sender: 1 }])
     const server = await createServer({ store: storeOf(many) })
     const page = async (q: string) => server.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions${q}` })
     expect((await page('?start=0&limit=1000')).json()).toHaveLength(100)

@@ -11,7 +11,7 @@ import { parseBlockJson } from '../../src/ledger/parse-block.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerInfo, LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
-import { addr, Chain } from '../api/helpers/chain.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError } from '../api/helpers/schemas.js'
 import { headerNames, storeOf } from '../api/helpers/server.js'
 import { FaultStore, READ_METHODS, type ReadMethod } from './helpers/fault-store.js'
@@ -23,8 +23,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const STORE_TIMEOUT_MS = 150
 const FULL3 = { full_block_txns: 3 } as const
 
-const chain = new Chain()
-const blocks = chain.blocks(12, (i) => [{ sender: 1 }, { sender: 2 + (i % 2), price: 100 + i * 10 }, { sender: 7, nonce: i }])
+const chain = new ChainBuilder()
+const blocks = chain.blocks(12, (i) => [{ sender: 1 }, { sender: 2 + (i % 2), gas_unit_price: 100 + i * 10 }, { sender: 7, nonce: i }])
 
 /** Requests that read through `method`, with the status a failure of it must give. */
 const BY_METHOD: Record<ReadMethod, { urls: string[]; status: number }> = {
@@ -106,7 +106,7 @@ describe('store faults', () => {
     const inner = storeOf(blocks)
     const store = new FaultStore(inner)
     const server = await serverOver(store)
-    const more = chain.blocks(5, (i) => [{ sender: 20 + i, price: 900 }, { sender: 40 + i, price: 900 }, { sender: 60 + i, price: 950 }])
+    const more = chain.blocks(5, (i) => [{ sender: 20 + i, gas_unit_price: 900 }, { sender: 40 + i, gas_unit_price: 900 }, { sender: 60 + i, gas_unit_price: 950 }])
     for (const b of more) inner.appendBlock(b)
     store.set('blockByHeight', { kind: 'hang' })
     const started = performance.now()
@@ -215,12 +215,12 @@ describe('the estimate never comes from a half-ingested block', () => {
   it('appendBlock refused half-way through the block (SQLite, sequence gap at its 3rd transaction): store, estimate and headers as before; the next good block moves them', async () => {
     const store = SqliteStore.open(join(dir, 'append.db'))
     try {
-      const c = new Chain()
-      const first = c.blocks(6, (i) => [{ sender: 1, price: 200 }, { sender: 2, price: 210 + i }, { sender: 3, price: 300 }])
+      const c = new ChainBuilder()
+      const first = c.blocks(6, (i) => [{ sender: 1, gas_unit_price: 200 }, { sender: 2, gas_unit_price: 210 + i }, { sender: 3, gas_unit_price: 300 }])
       for (const b of first) store.appendBlock(b)
       const server = await serverOver(store)
       const before = await snapshot(server)
-      const good = c.block([{ sender: 1, price: 900 }, { sender: 2, price: 900 }, { sender: 3, price: 900 }])
+      const good = c.block({ users: [{ sender: 1, gas_unit_price: 900 }, { sender: 2, gas_unit_price: 900 }, { sender: 3, gas_unit_price: 900 }] })
       const bad = structuredClone(good)
       const third = bad.transactions[3] as { sequence_number: string }
       third.sequence_number = String(Number(third.sequence_number) + 5)
@@ -237,22 +237,22 @@ describe('the estimate never comes from a half-ingested block', () => {
   })
 
   it('a block the engine cannot read (bad gas_unit_price in its last transaction) is refused before the store sees it; nothing moves', async () => {
-    const c = new Chain()
+    const c = new ChainBuilder()
     const server = await serverOver(storeOf(c.blocks(4, () => [{ sender: 1 }, { sender: 2 }, { sender: 3 }])))
     const before = await snapshot(server)
-    const bad = c.block([{ sender: 1, price: 500 }, { sender: 2, price: 500 }, { sender: 3, price: 500 }])
+    const bad = c.block({ users: [{ sender: 1, gas_unit_price: 500 }, { sender: 2, gas_unit_price: 500 }, { sender: 3, gas_unit_price: 500 }] })
     ;(bad.transactions[3] as { gas_unit_price: string }).gas_unit_price = '-1'
     await expect(server.appendBlock(bad)).rejects.toThrow(/gas_unit_price/)
     expect(await snapshot(server)).toEqual(before)
   })
 
   it('a torn store (reports a block whose transactions are cut short): 500, the estimate stays; repaired, the estimate is the whole block’s', async () => {
-    const c = new Chain()
-    const whole = c.blocks(5, () => [{ sender: 1, price: 120 }, { sender: 2, price: 130 }, { sender: 3, price: 140 }])
+    const c = new ChainBuilder()
+    const whole = c.blocks(5, () => [{ sender: 1, gas_unit_price: 120 }, { sender: 2, gas_unit_price: 130 }, { sender: 3, gas_unit_price: 140 }])
     const torn = new TornStore(storeOf(whole))
     const server = await serverOver(torn)
     const before = await snapshot(server)
-    const next = c.block([{ sender: 1, price: 5000 }, { sender: 2, price: 5000 }, { sender: 3, price: 5000 }])
+    const next = c.block({ users: [{ sender: 1, gas_unit_price: 5000 }, { sender: 2, gas_unit_price: 5000 }, { sender: 3, gas_unit_price: 5000 }] })
     torn.tear(next)
     const res = await server.fastify.inject({ method: 'GET', url: '/v1/estimate_gas_price' })
     expectFault(res, 500)
@@ -264,14 +264,14 @@ describe('the estimate never comes from a half-ingested block', () => {
   })
 
   it('a catch-up that fails half-way (the 60th of 121 block reads) serves no estimate from the partial window; healed, it equals a fresh server’s', async () => {
-    const c = new Chain()
-    const old = c.blocks(10, () => [{ sender: 1, price: 100 }, { sender: 2, price: 100 }, { sender: 3, price: 100 }])
+    const c = new ChainBuilder()
+    const old = c.blocks(10, () => [{ sender: 1, gas_unit_price: 100 }, { sender: 2, gas_unit_price: 100 }, { sender: 3, gas_unit_price: 100 }])
     const inner = storeOf(old)
     const store = new FaultStore(inner)
     const server = await serverOver(store)
     const before = await snapshot(server)
     // 200 new blocks: the feed is too far behind and starts over from the newest 121.
-    const newer = c.blocks(200, (i) => (i < 150 ? [{ sender: 1, price: 2000 + i }, { sender: 2, price: 2000 }, { sender: 3, price: 2100 }] : []))
+    const newer = c.blocks(200, (i) => (i < 150 ? [{ sender: 1, gas_unit_price: 2000 + i }, { sender: 2, gas_unit_price: 2000 }, { sender: 3, gas_unit_price: 2100 }] : []))
     for (const b of newer) inner.appendBlock(b)
     store.failAfter.blockByHeight = store.calls.blockByHeight + 60
     store.set('blockByHeight', { kind: 'throw' })

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises'
 import { stringifyExact } from '../../core/wire.js'
 import { InvalidStrategyError } from '../../replay/errors.js'
 import { formatTable } from '../../replay/format-table.js'
@@ -11,16 +10,19 @@ import { runBacktest } from '../../replay/backtest.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
-import type { CliIo, Command } from '../io.js'
+import { warn, type CliIo, type Command } from '../io.js'
+import { writeOutput } from '../output.js'
+import { checkInput, checkOutput } from '../paths.js'
 
 const HELP = `usage: ledger-gas backtest --input FILE|- [--strategies LIST] [--k 1,3,10] [--config FILE.json]
-                          [--json OUT.json] [--report OUT.html] [--format jsonl|csv]
+                          [--json OUT.json|-] [--report OUT.html|-] [--format jsonl|csv]
 
 Replays recorded blocks through several gas-price strategies in one streaming pass (constant
 memory, any length) and scores every tier of every strategy on the block data alone: a txn priced
 p, submitted right after block t, is included in block j > t iff block j was not full or p is
 strictly above the cheapest price included in j. Prints a table; --json writes the metrics,
---report a self-contained HTML report with charts.
+--report a self-contained HTML report with charts. Either may be - (standard output; the table
+then goes to standard error). Output paths are checked before the input is read.
 
   --input FILE|-     node block JSON Lines (or compact summaries), or a per-transaction CSV with
                      a header naming block_height and gas_unit_price (optional epoch, gas_used;
@@ -65,6 +67,14 @@ export const run: Command = async (args, io) => {
     if (error instanceof InvalidStrategyError) throw new UsageError(`--strategies: ${error.message} (see 'ledger-gas backtest --help')`)
     throw error
   }
+  const json = flags.json
+  const report = flags.report
+  if (json === '-' && report === '-') throw new UsageError('--json and --report cannot both be - (standard output)')
+  // Fail now, not after a long run: every path is checked before the input is read.
+  await checkInput(input, 'input')
+  if (json !== undefined) await checkOutput(json, 'json')
+  if (report !== undefined) await checkOutput(report, 'report')
+
   const opened = await openInput(input, detectFormat(input, flags.format as InputFormat | undefined), io.stdin)
   const progress = io.stderr.isTTY === true ? progressBar(io, opened.bytesRead, opened.totalBytes) : undefined
   let result
@@ -73,10 +83,12 @@ export const run: Command = async (args, io) => {
   } finally {
     progress?.done()
   }
-  const json = toBacktestJson(result)
-  io.stdout.write(formatTable(json))
-  if (flags.json !== undefined) await writeOut(flags.json, `${stringifyExact(json)}\n`)
-  if (flags.report !== undefined) await writeOut(flags.report, renderReport(result, json, { input: opened.file }))
+  if (result.blocks === 0) warn(io, 'backtest', `no blocks in ${opened.file}`)
+  const metrics = toBacktestJson(result)
+  // Standard output carries the one document asked for there; the table then goes to stderr.
+  ;(json === '-' || report === '-' ? io.stderr : io.stdout).write(formatTable(metrics))
+  if (json !== undefined) await writeOutput(json, 'json', `${stringifyExact(metrics)}\n`, io.stdout)
+  if (report !== undefined) await writeOutput(report, 'report', renderReport(result, metrics, { input: opened.file }), io.stdout)
   return 0
 }
 
@@ -87,14 +99,6 @@ function parseKs(text: string): number[] {
     return Number(p)
   })
   return [...new Set(ks)].sort((a, b) => a - b)
-}
-
-async function writeOut(path: string, text: string): Promise<void> {
-  try {
-    await writeFile(path, text)
-  } catch (error) {
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
 }
 
 /** A one-line progress bar on stderr (only used when stderr is a terminal), redrawn at most 10 times a second. */

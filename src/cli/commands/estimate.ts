@@ -1,10 +1,12 @@
 import { createEstimator } from '../../core/estimator.js'
 import { gasEstimateToJson } from '../../core/wire.js'
 import { InvalidDataError } from '../../ledger/errors.js'
+import { sourceName } from '../../ledger/lines.js'
 import { readBlocks } from '../../ledger/read-blocks.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
-import type { Command } from '../io.js'
+import { warn, type Command } from '../io.js'
+import { checkInput } from '../paths.js'
 
 const HELP = `usage: ledger-gas estimate --input FILE|- [--config FILE.json]
 
@@ -21,14 +23,18 @@ export const run: Command = async (args, io) => {
   }
   const input = required(flags.input, 'input')
   const estimator = createEstimator(await loadConfigFile(flags.config))
-  const file = input === '-' ? '<stdin>' : input
-  for await (const { line, block } of readBlocks(input, io.stdin)) {
+  await checkInput(input, 'input')
+  const file = sourceName(input)
+  let blocks = 0
+  for await (const { line, block } of readBlocks(input, { stdin: io.stdin })) {
     try {
       estimator.ingest(block)
     } catch (error) {
       throw InvalidDataError.at(file, line, error)
     }
+    blocks++
   }
+  if (blocks === 0) warn(io, 'estimate', `no blocks in ${file}`)
   io.stdout.write(`${gasEstimateToJson(estimator.estimate())}\n`)
   return 0
 }

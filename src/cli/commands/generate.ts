@@ -1,9 +1,8 @@
-import { createWriteStream } from 'node:fs'
-import { once } from 'node:events'
 import { CHAIN_DEFAULTS, generateChain, SCENARIOS, type Scenario } from '../../sim/index.js'
 import { intFlag, parseFlags, required } from '../args.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
+import { openOutput } from '../output.js'
 
 const HELP = `usage: ledger-gas generate --blocks N --seed S --output FILE|- [options]
 
@@ -64,49 +63,31 @@ export const run: Command = async (args, io) => {
     accounts: intFlag(flags.accounts, 'accounts', CHAIN_DEFAULTS.accounts, 1, 10_000_000),
   }
 
-  const file = output === '-' ? null : createWriteStream(output)
-  const out: NodeJS.WritableStream = file ?? io.stdout
-  // A stream error can come between writes, when nothing awaits the stream: keep it for the loop.
-  let failure: Error | null = null
-  const onError = (error: Error) => {
-    failure ??= error
-  }
-  out.on('error', onError)
-  const write = async (text: string) => {
-    if (!out.write(text)) await once(out, 'drain')
-    if (failure) throw failure
-  }
+  const out = await openOutput(output, 'output', io.stdout)
   let written = 0
   let userTxns = 0
   let chunk = ''
   try {
-    // Chunks are written as they fill; on backpressure the loop waits for 'drain' (which rejects
-    // if the stream fails), so memory stays at about one chunk however many blocks are asked for.
+    // Chunks are written as they fill; on backpressure `write` waits for 'drain', so memory
+    // stays at about one chunk however many blocks are asked for.
     for (const { block } of generateChain(options)) {
-      if (io.signal.aborted || failure) break
+      if (io.signal.aborted || out.gone) break
       chunk += `${JSON.stringify(block)}\n`
       written++
       userTxns += block.transactions.length - 2
       if (chunk.length >= CHUNK_CHARS) {
-        await write(chunk)
+        await out.write(chunk)
         chunk = ''
       }
     }
-    if (chunk.length > 0) await write(chunk)
-    if (file !== null) {
-      file.end()
-      await once(file, 'finish')
-    }
-    if (failure) throw failure
+    if (chunk.length > 0) await out.write(chunk)
   } catch (error) {
-    file?.destroy()
-    const e = error as NodeJS.ErrnoException
-    // The reader of a pipe went away (`generate … - | head`): stop quietly, as Unix tools do.
-    if (file === null && e.code === 'EPIPE') return 0
-    throw e.syscall !== undefined ? new UsageError(`cannot write --output '${output}': ${e.message}`) : e
-  } finally {
-    out.off('error', onError)
+    await out.end().catch(() => undefined)
+    throw error
   }
+  await out.end()
+  // The reader of a pipe went away (`generate … - | head`): stop quietly, as Unix tools do.
+  if (out.gone) return 0
   io.stderr.write(`generate: ${written} blocks, ${userTxns} user transactions, scenario ${scenario}, seed ${seed} → ${output === '-' ? 'stdout' : output}\n`)
   return 0
 }

@@ -1,20 +1,21 @@
-import { statSync } from 'node:fs'
-import { LedgerGasError } from '../../core/errors.js'
 import { ingestJsonLines } from '../../ledger/ingest.js'
+import { sourceName } from '../../ledger/lines.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../../ledger/limits.js'
 import { SqliteStore } from '../../ledger/sqlite-store.js'
 import { intFlag, parseFlags, required } from '../args.js'
-import { UsageError } from '../errors.js'
+import { InterruptedError } from '../errors.js'
 import { EXIT } from '../exit-codes.js'
-import type { Command } from '../io.js'
+import { warn, type Command } from '../io.js'
+import { checkInput } from '../paths.js'
 
 const HELP = `usage: ledger-gas ingest --db FILE --input FILE.jsonl|- [--chain-id N] [--batch N]
                          [--max-line-bytes N] [--max-block-txns N]
 
 Appends the blocks of a JSON Lines chain file (one block per line, as GET
 /v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite ledger,
-creating it if needed. Each block is appended all-or-nothing; gaps and duplicates
-are refused. Resumable: blocks already in the ledger are skipped when identical.
+creating it if needed; another program's SQLite file is refused and left untouched.
+Each block is appended all-or-nothing; gaps and duplicates are refused. Resumable:
+blocks already in the ledger are skipped when identical.
 
   --db FILE        SQLite ledger to append to
   --input FILE     chain file, or - for standard input
@@ -48,22 +49,9 @@ export const run: Command = async (args, io) => {
   const batchBlocks = intFlag(flags.batch, 'batch', 256, 1, 1_000_000)
   const maxLineBytes = intFlag(flags['max-line-bytes'], 'max-line-bytes', DEFAULT_MAX_LINE_BYTES, 1)
   const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
-  if (input !== '-') {
-    let isFile = false
-    try {
-      isFile = statSync(input).isFile()
-    } catch (error) {
-      throw new UsageError(`cannot read --input ${input}: ${(error as Error).message}`)
-    }
-    if (!isFile) throw new UsageError(`--input ${input} is not a file`)
-  }
-  let store: SqliteStore
-  try {
-    store = SqliteStore.open(db, chainId === undefined ? { maxBlockTransactions } : { chainId, maxBlockTransactions })
-  } catch (error) {
-    if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
-    throw new UsageError(`cannot open --db ${db}: ${(error as Error).message}`)
-  }
+  await checkInput(input, 'input')
+  // A file that is not a ledger of ours (another program's SQLite database) is refused untouched.
+  const store = SqliteStore.open(db, chainId === undefined ? { maxBlockTransactions } : { chainId, maxBlockTransactions })
   try {
     const started = performance.now()
     const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes })
@@ -71,7 +59,8 @@ export const run: Command = async (args, io) => {
     const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
     io.stdout.write(`ingest: ${summary.appended} blocks appended, ${summary.skipped} skipped (already in ${db}); ${tip}; ${seconds.toFixed(2)} s${rate}\n`)
-    if (summary.interrupted) throw new LedgerGasError('interrupted', 'interrupted; blocks read so far are committed, run again to resume')
+    if (summary.interrupted) throw new InterruptedError('interrupted; blocks read so far are committed, run again to resume')
+    if (summary.appended + summary.skipped === 0) warn(io, 'ingest', `no blocks in ${sourceName(input)}`)
     return EXIT.ok
   } finally {
     store.close()

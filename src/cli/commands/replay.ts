@@ -1,18 +1,23 @@
-import { createWriteStream } from 'node:fs'
-import { once } from 'node:events'
 import { createEstimator } from '../../core/estimator.js'
 import { InvalidDataError } from '../../ledger/errors.js'
+import { sourceName } from '../../ledger/lines.js'
 import { readBlocks } from '../../ledger/read-blocks.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
-import type { Command } from '../io.js'
+import { warn, type Command } from '../io.js'
+import { openOutput } from '../output.js'
+import { checkInput } from '../paths.js'
 
-const HELP = `usage: ledger-gas replay --input FILE|- [--config FILE.json] [--output FILE]
+const HELP = `usage: ledger-gas replay --input FILE|- [--config FILE.json] [--output FILE|-]
 
 Writes one JSON line per ingested block: its height and epoch (u64 strings, as the node writes
 them) and the estimate right after it (JSON integers):
 {"block_height":"7","epoch":"2","deprioritized_gas_estimate":100,"gas_estimate":150,"prioritized_gas_estimate":300}
+--output - (the default) is standard output.
 `
+
+/** Lines are gathered into chunks of about this many characters before each write. */
+const CHUNK_CHARS = 1 << 16
 
 export const run: Command = async (args, io) => {
   const flags = parseFlags('replay', args, {
@@ -25,28 +30,38 @@ export const run: Command = async (args, io) => {
     return 0
   }
   const input = required(flags.input, 'input')
+  const output = flags.output ?? '-'
   const estimator = createEstimator(await loadConfigFile(flags.config))
-  const out = flags.output === undefined || flags.output === '-' ? io.stdout : createWriteStream(flags.output)
-  const file = input === '-' ? '<stdin>' : input
-  let buffer = ''
+  await checkInput(input, 'input')
+  const out = await openOutput(output, 'output', io.stdout)
+  const file = sourceName(input)
+  let blocks = 0
+  let chunk = ''
   try {
-    for await (const { line, block } of readBlocks(input, io.stdin)) {
+    for await (const { line, block } of readBlocks(input, { stdin: io.stdin })) {
       let priced
       try {
         priced = estimator.ingest(block)
       } catch (error) {
         throw InvalidDataError.at(file, line, error)
       }
+      blocks++
       const e = estimator.estimate()
-      buffer += `{"block_height":"${priced.block_height}","epoch":"${priced.epoch}","deprioritized_gas_estimate":${e.deprioritized_gas_estimate},"gas_estimate":${e.gas_estimate},"prioritized_gas_estimate":${e.prioritized_gas_estimate}}\n`
-      if (buffer.length > 1 << 16) {
-        if (!out.write(buffer)) await once(out, 'drain')
-        buffer = ''
+      chunk += `{"block_height":"${priced.block_height}","epoch":"${priced.epoch}","deprioritized_gas_estimate":${e.deprioritized_gas_estimate},"gas_estimate":${e.gas_estimate},"prioritized_gas_estimate":${e.prioritized_gas_estimate}}\n`
+      if (chunk.length >= CHUNK_CHARS) {
+        await out.write(chunk)
+        chunk = ''
+        if (out.gone) return 0
       }
     }
-  } finally {
-    if (buffer.length > 0) out.write(buffer)
-    if (out !== io.stdout) await new Promise<void>((resolve, reject) => (out as NodeJS.WritableStream).end((err?: Error | null) => (err ? reject(err) : resolve())))
+  } catch (error) {
+    // The lines of the blocks before a bad one are kept.
+    await out.write(chunk).catch(() => undefined)
+    await out.end().catch(() => undefined)
+    throw error
   }
+  await out.write(chunk)
+  await out.end()
+  if (blocks === 0) warn(io, 'replay', `no blocks in ${file}`)
   return 0
 }

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { access } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
@@ -12,6 +11,7 @@ import { intFlag, parseFlags } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
+import { checkInput } from '../paths.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -68,14 +68,6 @@ function gitHash(root: string | undefined): string | undefined {
   }
 }
 
-async function mustRead(path: string, flag: string): Promise<void> {
-  try {
-    await access(path)
-  } catch (error) {
-    throw new UsageError(`cannot read --${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-  }
-}
-
 export const run: Command = async (args, io) => {
   const flags = parseFlags('serve', args, {
     data: { type: 'string' },
@@ -106,13 +98,13 @@ export const run: Command = async (args, io) => {
   let store: LedgerStore
   let source: string
   if (flags.db !== undefined) {
-    await mustRead(flags.db, 'db')
+    await checkInput(flags.db, 'db')
     store = SqliteStore.open(flags.db, { readonly: true })
     source = flags.db
   } else {
     if (flags.data === undefined && root === undefined) throw new UsageError('cannot find the bundled data/chain.jsonl (no ledger-gas package root above this module); pass --data or --db')
     source = flags.data ?? join(root as string, 'data', 'chain.jsonl')
-    await mustRead(source, 'data')
+    await checkInput(source, 'data')
     store = await MemoryStore.fromJsonLines(source)
   }
   try {

@@ -5,7 +5,7 @@ import { MemoryStore } from '../../../src/ledger/memory-store.js'
 import type { BlockJson, UserTransactionJson } from '../../../src/ledger/types.js'
 import { validatorOf } from '../../api/helpers/schemas.js'
 import { schemaFor } from '../../api/helpers/server.js'
-import { addr, ChainBuilder } from '../../ledger/fixtures.js'
+import { addr, ChainBuilder } from '../../helpers/chain-builder.js'
 import { ROOT } from '../helpers/child.js'
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { U64 } from '../../src/core/u64.js'
+import { U64_MAX, type U64 } from '../../src/core/u64.js'
 import type {
   BlockEndInfoJson,
   BlockEpilogueTransactionJson,
@@ -19,14 +19,19 @@ export function hashOf(...parts: unknown[]): string {
   return `0x${createHash('sha256').update(parts.map(String).join('/')).digest('hex')}`
 }
 
-/** A user transaction to put in a block; `seq` defaults to the sender's next one. */
+/**
+ * A user transaction to put in a block; `seq` defaults to the sender's next one, or for an
+ * orderless transaction to u64::MAX, as the node writes them.
+ */
 export interface UserSpec {
   /** Account number (see `addr`) or an address string as it should appear in the JSON. */
   sender: number | string
   seq?: U64 | undefined
   /** Makes it an orderless transaction (`replay_protection_nonce` set, not indexed by account). */
   nonce?: U64
-  gas_unit_price?: number
+  /** Default 100. */
+  gas_unit_price?: U64
+  /** Default 7. */
   gas_used?: number
   /** `{address}::{module}::{function}`; default a framework call. */
   function?: string
@@ -50,9 +55,11 @@ const INFO_DEFAULTS = {
 }
 
 /**
- * Builds a valid chain, block by block: each block is a block metadata txn, the user txns asked
- * for, and a block epilogue, with consecutive heights and versions and each sender's sequence
- * numbers continuing. Start anywhere (a pruned node) with `height`/`version`.
+ * The one builder of valid test chains (ledger, API, follower and reliability tests): each block
+ * is a block metadata txn, the user txns asked for, and a block epilogue, with consecutive
+ * heights and versions, each sender's sequence numbers continuing, and a timestamp of
+ * 1,700,000,000 s + 0.25 s per height unless told otherwise. Start anywhere (a pruned node) with
+ * `height`/`version`; heights, versions and epochs are exact u64 up to 2^64−1.
  *
  * @example new ChainBuilder({ height: 10, version: 500 }).block({ users: [{ sender: 1 }] })
  */
@@ -68,7 +75,13 @@ export class ChainBuilder {
     this.height = BigInt(start.height ?? 0)
     this.version = BigInt(start.version ?? 0)
     this.epoch = BigInt(start.epoch ?? 1)
-    this.timestamp = BigInt(start.timestamp ?? 1_700_000_000_000_000)
+    this.timestamp = start.timestamp !== undefined ? BigInt(start.timestamp) : 1_700_000_000_000_000n + this.height * 250_000n
+  }
+
+  /** Sets the next sequence number of a sender (its earlier txns lie before this chain). */
+  startSequence(sender: number | string, seq: U64): this {
+    this.seqs.set(typeof sender === 'number' ? addr(sender) : sender, BigInt(seq))
+    return this
   }
 
   /** The next block; advances height, version, timestamp and the senders' sequence numbers. */
@@ -99,7 +112,7 @@ export class ChainBuilder {
       const sender = typeof u.sender === 'number' ? addr(u.sender) : u.sender
       const orderless = u.nonce !== undefined
       let seq: bigint
-      if (orderless) seq = BigInt(u.seq ?? 0)
+      if (orderless) seq = BigInt(u.seq ?? U64_MAX)
       else {
         seq = BigInt(u.seq ?? this.seqs.get(sender) ?? 0)
         this.seqs.set(sender, seq + 1n)

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { afterAll, describe, expect, it } from 'vitest'
+import { InvalidDataError } from '../../src/ledger/errors.js'
+import { readLines, type Line, type LineOptions } from '../../src/ledger/lines.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-lines-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** The lines of `chunks` (strings or byte arrays) read as one stream, or the error that stopped it with the lines before it. */
+async function lines(chunks: (string | Buffer)[], options: LineOptions = {}): Promise<{ got: Line[]; error?: unknown }> {
+  const got: Line[] = []
+  try {
+    for await (const l of readLines(Readable.from(chunks), { file: 'f.jsonl', ...options })) got.push(l)
+  } catch (error) {
+    return { got, error }
+  }
+  return { got }
+}
+
+const texts = (got: Line[]) => got.map((l) => [l.number, l.text])
+
+describe('readLines: the one line splitter', () => {
+  it('numbers lines as an editor does: blank lines skipped but counted, CRLF and a missing last newline accepted', async () => {
+    const { got } = await lines(['a\r\n\r\nb\n', '\n', 'c'])
+    expect(texts(got)).toEqual([
+      [1, 'a'],
+      [3, 'b'],
+      [5, 'c'],
+    ])
+  })
+
+  it('joins a line cut across chunks, also inside a multi-byte character', async () => {
+    const bytes = Buffer.from('x€y\nzé\n')
+    const chunks = [bytes.subarray(0, 2), bytes.subarray(2, 3), bytes.subarray(3, 9), bytes.subarray(9)]
+    expect(texts((await lines(chunks)).got)).toEqual([
+      [1, 'x€y'],
+      [2, 'zé'],
+    ])
+  })
+
+  it('drops a UTF-8 byte order mark at the start of the source, and only there', async () => {
+    expect(texts((await lines(['\uFEFFa\n\uFEFFb\n'])).got)).toEqual([
+      [1, 'a'],
+      [2, '\uFEFFb'],
+    ])
+    const bom = Buffer.from('\uFEFFa\n')
+    const oneByteChunks = [...bom].map((b) => Buffer.from([b]))
+    expect(texts((await lines(oneByteChunks)).got)).toEqual([[1, 'a']])
+    expect(texts((await lines(['\uFEFF\nb'])).got)).toEqual([[2, 'b']])
+  })
+
+  it('yields the lines before one over maxLineBytes, then throws naming file, line and (line)', async () => {
+    const { got, error } = await lines(['1234\n12345\n', '123456\nnext\n'], { maxLineBytes: 5 })
+    expect(texts(got)).toEqual([
+      [1, '1234'],
+      [2, '12345'],
+    ])
+    expect(error).toBeInstanceOf(InvalidDataError)
+    expect((error as Error).message).toBe('f.jsonl:3: (line): longer than the limit of 5 bytes per line (max line bytes); one block must fit in one line')
+  })
+
+  it('stops reading a source without newlines once past the limit', async () => {
+    let sent = 0
+    const endless = new Readable({
+      read() {
+        sent += 65536
+        this.push(Buffer.alloc(65536, 0x61))
+      },
+    })
+    await expect(readLines(endless, { maxLineBytes: 1 << 20 }).next()).rejects.toThrow(/^<stream>:1: \(line\): longer than the limit of 1048576 bytes/)
+    expect(sent).toBeLessThan(4 << 20)
+  })
+
+  it('names a file it cannot read, with (file)', async () => {
+    await expect(readLines(join(dir, 'missing.jsonl')).next()).rejects.toThrow(/missing\.jsonl:0: \(file\): cannot read: ENOENT/)
+    await expect(readLines(dir).next()).rejects.toThrow(new RegExp(`${dir}:0: \\(file\\): cannot read: EISDIR \\(it is a directory\\)`))
+  })
+})
