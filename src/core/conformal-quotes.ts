@@ -57,6 +57,9 @@ export class ConformalQuotes {
   private readonly served: U64[][]
   private readonly evaluated: Float64Array
   private readonly included: Float64Array
+  /** Σ of what the clamp added to α at the bottom / took off at the top, divided by γ (outcome units). */
+  private readonly forgivenMisses: Float64Array
+  private readonly forgivenHits: Float64Array
   private blocks = 0
 
   constructor(promises: readonly TierPromise[], window: number, learningRate: number, floor: U64) {
@@ -72,6 +75,8 @@ export class ConformalQuotes {
     this.served = promises.map((p) => new Array<U64>(p.k + 1).fill(floor))
     this.evaluated = new Float64Array(promises.length)
     this.included = new Float64Array(promises.length)
+    this.forgivenMisses = new Float64Array(promises.length)
+    this.forgivenHits = new Float64Array(promises.length)
   }
 
   /** Blocks observed so far. */
@@ -103,7 +108,13 @@ export class ConformalQuotes {
       this.evaluated[i] = (this.evaluated[i] as number) + 1
       if (covered) this.included[i] = (this.included[i] as number) + 1
       const a = (this.alpha[i] as number) + γ * (1 - q - (covered ? 0 : 1))
-      this.alpha[i] = a < -slack ? -slack : a > 1 + slack ? 1 + slack : a
+      if (a < -slack) {
+        this.forgivenMisses[i] = (this.forgivenMisses[i] as number) + (-slack - a) / γ
+        this.alpha[i] = -slack
+      } else if (a > 1 + slack) {
+        this.forgivenHits[i] = (this.forgivenHits[i] as number) + (a - 1 - slack) / γ
+        this.alpha[i] = 1 + slack
+      } else this.alpha[i] = a
     }
   }
 
@@ -135,6 +146,16 @@ export class ConformalQuotes {
     return { evaluated, included, rate: evaluated === 0 ? null : included / evaluated }
   }
 
+  /**
+   * What the clamp forgave promise i, in outcomes: misses while even the recent maximum was not
+   * enough, and hits beyond the promise while the floor already kept it. Exactly, after T
+   * outcomes, miss rate − (1 − q) = (α_1 − α_{T+1})/(γT) + (misses − hits)/T, with the first
+   * term within (1 + 2γ(k+1))/(γT).
+   */
+  forgiven(i: number): { misses: number; hits: number } {
+    return { misses: this.forgivenMisses[i] as number, hits: this.forgivenHits[i] as number }
+  }
+
   /** Samples in promise i's window. */
   samples(i: number): number {
     return (this.windows[this.kIndex[i] as number] as OrderStatisticWindow).length
@@ -163,6 +184,8 @@ export class ConformalQuotes {
     })
     this.evaluated.fill(0)
     this.included.fill(0)
+    this.forgivenMisses.fill(0)
+    this.forgivenHits.fill(0)
     this.blocks = 0
   }
 }

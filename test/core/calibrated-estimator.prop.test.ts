@@ -8,6 +8,9 @@ import { priceBlock } from '../../src/core/price-block.js'
 import { resolveConfig } from '../../src/core/config.js'
 import { NUM_RUNS } from './arbitraries.js'
 
+/** Each run replays thousands of blocks: a fifth of the property budget (at least 10) keeps the file near a second. */
+const STREAM_RUNS = Math.max(10, Math.floor(NUM_RUNS / 5))
+
 /** Scoring config of these streams: a block with 2 or more user txns is full; floor 100. */
 const CONFIG = resolveConfig({ full_block_txns: 2 })
 
@@ -71,7 +74,7 @@ describe('calibrated estimation (adaptive conformal)', () => {
   // Miss rate = 1 − q + (α_1 − α_{T+1})/(γT) with α in [−γ(k+1), 1 + γ(k+1)] (see ConformalQuotes).
   const bound = (γ: number, k: number, T: number) => (1 + 2 * γ * (k + 1)) / (γ * T)
 
-  it('long-run coverage converges to q on adversarial streams the floor never serves: |achieved − q| <= (1 + 2γ(k+1))/(γT)', () => {
+  it('long-run coverage converges to q on adversarial streams the floor never serves: |achieved − q| <= (1 + 2γ(k+1))/(γT) + what the clamp forgave, which stays under 2% of the outcomes', () => {
     fc.assert(
       fc.property(kindArb, fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 1, max: 10 }), fc.constantFrom(0.5, 0.8, 0.9, 0.95), (kind, seed, k, q) => {
         const γ = 0.05
@@ -83,10 +86,15 @@ describe('calibrated estimation (adaptive conformal)', () => {
           quotes.serve(0, quotes.quote(0))
         }
         const { evaluated, rate } = quotes.coverage(0)
+        const { misses, hits } = quotes.forgiven(0)
         expect(evaluated).toBe(T - k)
-        expect(Math.abs((rate as number) - q)).toBeLessThanOrEqual(bound(γ, k, evaluated))
+        // the identity of ConformalQuotes.forgiven: the bound holds exactly once the clamp's share is added back
+        expect(Math.abs(1 - (rate as number) - (1 - q) - (misses - hits) / evaluated)).toBeLessThanOrEqual(bound(γ, k, evaluated))
+        // and that share is small: only a new record cutoff (a rising drift, a heavy tail) outruns the window's maximum
+        expect((misses + hits) / evaluated).toBeLessThanOrEqual(0.02)
+        expect(Math.abs((rate as number) - q)).toBeLessThanOrEqual(bound(γ, k, evaluated) + (misses + hits) / evaluated)
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: STREAM_RUNS },
     )
   })
 
@@ -101,7 +109,7 @@ describe('calibrated estimation (adaptive conformal)', () => {
           expect(rate as number).toBeGreaterThanOrEqual(t.promise.q - bound(γ, t.promise.k, evaluated))
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: STREAM_RUNS },
     )
   })
 
@@ -117,7 +125,7 @@ describe('calibrated estimation (adaptive conformal)', () => {
           expect(x.gas_estimate <= x.prioritized_gas_estimate).toBe(true)
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: STREAM_RUNS },
     )
   })
 
