@@ -103,10 +103,12 @@ describe('graceful close of the server', () => {
     server.fastify.server.on('request', () => arrived++)
     const pending = paths.map((p) => fetch(`${url}${p}`).then(async (r) => ({ status: r.status, body: await r.text() })))
     // Every request received and waiting in the store (the estimate may read the ledger info twice).
-    while (arrived < paths.length || slow.waiting() < paths.length) await new Promise((r) => setTimeout(r, 5))
+    while (arrived < paths.length || slow.waiting() < paths.length) await new Promise((r) => setImmediate(r))
 
     const closing = server.close()
-    await new Promise((r) => setTimeout(r, 50))
+    // Once the listener has stopped (its own state, not a guess at how long that takes), a new
+    // connection is refused while the 60 still wait in the store.
+    while (server.fastify.server.listening) await new Promise((r) => setImmediate(r))
     expect(await refused(port)).toBe(true)
     slow.release()
     const answers = await Promise.all(pending)
