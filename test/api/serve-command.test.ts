@@ -28,20 +28,31 @@ function io() {
   stderr.on('data', (c: Buffer) => (err += c.toString()))
   stdout.on('data', (c: Buffer) => (out += c.toString()))
   const cli: CliIo = { stdin: new PassThrough(), stdout, stderr, signal: controller.signal }
-  return { cli, controller, err: () => err, out: () => out }
+  return { cli, controller, stderr, err: () => err, out: () => out }
 }
 
 /** Starts `serve` with `args`, waits for its URL on stderr, returns it with a stop function. */
 async function start(args: string[]) {
   const t = io()
   const exit = run(args, t.cli)
-  let url: string | undefined
-  for (let i = 0; i < 300 && url === undefined; i++) {
-    const m = /listening on (http:\/\/\S+)/.exec(t.err())
-    if (m) url = m[1]
-    else await Promise.race([new Promise((r) => setTimeout(r, 20)), exit.then(() => undefined)])
-  }
-  if (url === undefined) throw new Error(`serve did not start: ${t.err()}`)
+  // Checked on each chunk written to stderr (after io()'s own listener has kept it), until serve exits.
+  const url = await new Promise<string>((resolve, reject) => {
+    const found = () => /listening on (http:\/\/\S+)/.exec(t.err())?.[1]
+    const onData = () => {
+      const u = found()
+      if (u !== undefined) {
+        t.stderr.off('data', onData)
+        resolve(u)
+      }
+    }
+    t.stderr.on('data', onData)
+    onData()
+    void exit.then(() => {
+      const u = found()
+      if (u === undefined) reject(new Error(`serve did not start: ${t.err()}`))
+      else resolve(u)
+    })
+  })
   return {
     url,
     err: t.err,

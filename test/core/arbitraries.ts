@@ -1,10 +1,12 @@
 import fc from 'fast-check'
+import { fcRuns } from '../budget.js'
 import type { BlockInput } from '../../src/core/block.js'
 import type { EstimatorConfigInput } from '../../src/core/config.js'
 import { U64_MAX } from '../../src/core/u64.js'
 import type { RefBlock, RefConfig } from './reference.js'
 
-export const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100)
+/** Runs of a typical property (see test/budget.ts). */
+export const NUM_RUNS = fcRuns()
 
 const big = (n: number | bigint) => BigInt(n)
 

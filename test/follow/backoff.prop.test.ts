@@ -2,8 +2,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { backoffDelay, DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicy } from '../../src/follow/backoff.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
+import { fcRuns } from '../budget.js'
 
-const runs = Number(process.env.FC_NUM_RUNS ?? 200)
+// Pure arithmetic, so twice the typical budget.
+const runs = fcRuns(2)
 
 const policy = fc
   .record({ baseDelayMs: fc.integer({ min: 0, max: 10_000 }), extra: fc.integer({ min: 0, max: 100_000 }) })

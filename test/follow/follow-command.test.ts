@@ -97,16 +97,17 @@ describe('ledger-gas follow', () => {
   it('as a process: SIGINT stops it with exit 0 and nothing keeps it alive', async () => {
     const s = await startServer(INITIAL)
     servers.push(s)
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'follow', '--node', s.url, '--interval', '60000'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    // Caught up, it waits a day for the next poll: an exit at all means SIGINT cut that wait short
+    // and left no timer or socket holding the process (the test's own limit is far below a day).
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'follow', '--node', s.url, '--interval', '86400000'], { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
     await until(() => out.includes('\n'), 'the first line', 10_000)
     await delay(20)
-    const stopped = Date.now()
     child.kill('SIGINT')
-    expect(await exited).toBe(0)
-    expect(Date.now() - stopped).toBeLessThan(1000)
+    // Handled: exit 0, not death by the signal.
+    expect(await exited).toEqual({ code: 0, signal: null })
     expect(lines(out)).toEqual([`{"block_height":"800","epoch":"2",${(REFERENCE.get('800') as string).slice(1)}`])
   }, 15_000)
 })

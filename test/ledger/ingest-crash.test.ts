@@ -8,11 +8,15 @@ import { runCli } from '../cli/run.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
+import { CRASH_BLOCKS, CRASH_KILLS } from '../budget.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-crash-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const BLOCKS = 3000
+// Budgets from test/budget.ts: 1,500 blocks and 2 kills by default, more under `npm run test:deep`.
+const BLOCKS = CRASH_BLOCKS
+/** Kill points spread evenly over 20%..85% of the input (one kill: halfway). */
+const FRACTIONS = CRASH_KILLS === 1 ? [0.5] : Array.from({ length: CRASH_KILLS }, (_, i) => 0.2 + (0.65 * i) / (CRASH_KILLS - 1))
 
 /**
  * One statement, so one snapshot: the ledger holds exactly the transactions of its blocks (no
@@ -73,7 +77,7 @@ async function ingestUntilKilled(db: string, input: string, killAt: number): Pro
 }
 
 describe('ingest crash safety', () => {
-  it('SIGKILLed at three points, then resumed: the ledger equals the input, and no reader ever saw part of a block', { timeout: 120_000 }, async () => {
+  it(`SIGKILLed at ${FRACTIONS.length} points of a ${BLOCKS}-block ingest, then resumed: the ledger equals the input, and no reader ever saw part of a block`, { timeout: 30_000 + FRACTIONS.length * 10_000 + BLOCKS * 5 }, async () => {
     const chain = new ChainBuilder({ height: 100, version: 5000 })
     const blocks = chain.blocks(BLOCKS, (i) => Array.from({ length: 1 + (i % 5) }, (_, k) => (k === 2 ? { sender: 50 + (i % 3), nonce: i } : { sender: 1 + ((i + k) % 6) })))
     const input = join(dir, 'chain.jsonl')
@@ -81,7 +85,7 @@ describe('ingest crash safety', () => {
     const db = join(dir, 'ledger.db')
 
     let last = 0
-    for (const fraction of [0.2, 0.55, 0.85]) {
+    for (const fraction of FRACTIONS) {
       const { census, signal } = await ingestUntilKilled(db, input, Math.floor(BLOCKS * fraction))
       expect(census.length).toBeGreaterThan(0)
       for (const c of census) {

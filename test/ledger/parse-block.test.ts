@@ -5,8 +5,8 @@ import { InvalidBlockError } from '../../src/core/errors.js'
 import { createEstimator } from '../../src/core/estimator.js'
 import { parseBlockJson } from '../../src/ledger/parse-block.js'
 
-// Real mainnet transactions in the node's REST shape (read in place; see shared/gas-price-datasets/SOURCE.md).
-const REAL = fileURLToPath(new URL('../../../shared/gas-price-datasets/aptos-mainnet-aphd/txs-100.json', import.meta.url))
+// Real mainnet transactions in the node's REST shape: 7 whole blocks (see test/fixtures/README.md).
+const REAL = fileURLToPath(new URL('../fixtures/aptos-mainnet-aphd/txs-22.json', import.meta.url))
 
 /** Groups the node's transaction stream into blocks (metadata … checkpoint), as /blocks/by_height returns them. */
 function realBlocks(): Record<string, unknown>[] {

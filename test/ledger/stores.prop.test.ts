@@ -6,8 +6,10 @@ import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerInfo, LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson, TransactionJson, UserTransactionJson } from '../../src/ledger/types.js'
 import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
+import { fcRuns } from '../budget.js'
 
-const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 60)
+// Each run appends to a fresh SQLite file as well as memory, so 0.6 of the typical budget.
+const NUM_RUNS = fcRuns(0.6)
 
 /**
  * The obviously-correct ledger: a list of blocks, answers by filtering and sorting everything

@@ -11,15 +11,19 @@ import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { runCli } from '../cli/run.js'
 import { spawnCli } from './helpers/child.js'
 import { createRng } from '../../src/sim/prng.js'
+import { CRASH_BLOCKS, CRASH_KILLS } from '../budget.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-crash-http-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const BLOCKS = 4000
+// Budgets from test/budget.ts: 1,500 blocks and 2 kills by default, more under `npm run test:deep`.
+const BLOCKS = CRASH_BLOCKS
+const KILLS = CRASH_KILLS
 const FIRST_HEIGHT = 1000
 const FIRST_VERSION = 77_000
-const KILLS = 4
 const SENDERS = 12
+/** Blocks per SQLite transaction, taken in turn: one kill per block commit, then big batches. */
+const BATCHES = [1, 256, 7, 64]
 
 /** Seeded uniform floats in [0, 1) from the project's PRNG, so every run draws the same. */
 function rng(seed: number): () => number {
@@ -91,7 +95,7 @@ async function ingestUntilKilled(db: string, killAt: number, batch: number, read
 
 
 describe('crash safety of the SQLite ledger under ingest', () => {
-  it(`SIGKILLed at ${KILLS} random points of a ${BLOCKS}-block ingest, then resumed: the ledger equals the input (no gap, no duplicate), every endpoint answers as over a MemoryStore of the file, and a reader polling the API meanwhile only ever saw whole blocks`, { timeout: 60_000 }, async () => {
+  it(`SIGKILLed at ${KILLS} random points of a ${BLOCKS}-block ingest, then resumed: the ledger equals the input (no gap, no duplicate), every endpoint answers as over a MemoryStore of the file, and a reader polling the API meanwhile only ever saw whole blocks`, { timeout: 30_000 + KILLS * 10_000 + BLOCKS * 5 }, async () => {
     const db = join(dir, 'ledger.db')
     SqliteStore.open(db).close() // the schema exists before the reader opens the file read-only
     const readerStore = SqliteStore.open(db, { readonly: true })
@@ -99,11 +103,14 @@ describe('crash safety of the SQLite ledger under ingest', () => {
     const census = new Database(db, { readonly: true })
     const seen: Sighting[] = []
     try {
-      const points = Array.from({ length: KILLS }, () => Math.floor((0.05 + 0.85 * random()) * BLOCKS)).sort((a, b) => a - b)
+      const points = Array.from({ length: KILLS }, () => Math.floor((0.05 + 0.8 * random()) * BLOCKS)).sort((a, b) => a - b)
       let committed = 0
-      for (const killAt of points) {
-        const batch = [1, 7, 64, 256][Math.floor(random() * 4)] as number
-        const exit = await ingestUntilKilled(db, Math.max(killAt, committed + 1), batch, reader, census, seen)
+      for (const [i, point] of points.entries()) {
+        // A batch that still commits at least once before the end (else the ingest could only
+        // finish), and a kill point at or before its last commit short of the end.
+        const batch = [...BATCHES.slice(i % BATCHES.length), ...BATCHES].find((b) => committed + b < BLOCKS) ?? 1
+        const lastCommit = committed + Math.floor((BLOCKS - 1 - committed) / batch) * batch
+        const exit = await ingestUntilKilled(db, Math.min(Math.max(point, committed + 1), lastCommit), batch, reader, census, seen)
         const { n } = census.prepare('SELECT count(*) AS n FROM blocks').get() as { n: number }
         // Killed before the end; nothing committed was lost.
         expect(exit.signal).toBe('SIGKILL')

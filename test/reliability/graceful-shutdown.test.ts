@@ -40,8 +40,9 @@ describe('graceful shutdown of ledger-gas serve', () => {
 
       serve.child.kill('SIGTERM')
       await waitForStderr(serve, /shutting down/)
-      // The listener is closed while the in-flight responses are still being written.
-      expect(await refused(serve.port)).toBe(true)
+      // The listener closes (serve says so just before) while the in-flight responses are still
+      // being written: probe until a connection is refused; the checks below show they were.
+      while (!(await refused(serve.port))) await new Promise((r) => setImmediate(r))
       let exitedEarly = false
       void serve.exited.then(() => (exitedEarly = true))
       await new Promise((r) => setTimeout(r, 100))
@@ -103,10 +104,12 @@ describe('graceful close of the server', () => {
     server.fastify.server.on('request', () => arrived++)
     const pending = paths.map((p) => fetch(`${url}${p}`).then(async (r) => ({ status: r.status, body: await r.text() })))
     // Every request received and waiting in the store (the estimate may read the ledger info twice).
-    while (arrived < paths.length || slow.waiting() < paths.length) await new Promise((r) => setTimeout(r, 5))
+    while (arrived < paths.length || slow.waiting() < paths.length) await new Promise((r) => setImmediate(r))
 
     const closing = server.close()
-    await new Promise((r) => setTimeout(r, 50))
+    // Once the listener has stopped (its own state, not a guess at how long that takes), a new
+    // connection is refused while the 60 still wait in the store.
+    while (server.fastify.server.listening) await new Promise((r) => setImmediate(r))
     expect(await refused(port)).toBe(true)
     slow.release()
     const answers = await Promise.all(pending)

@@ -4,7 +4,7 @@ import { hostileUrl, type Endpoint } from './hostile/arbitraries.js'
 import { HostileFixture, prototypeKeys, REQUESTS, SEED, type Reply } from './hostile/harness.js'
 import { RawClient } from './hostile/raw-client.js'
 
-/** A tenth of the inject budget per endpoint, over a real socket: 1,000 each by default. */
+/** A tenth of the inject budget per endpoint, over a real socket: 100 each by default, 1,000 deep. */
 const RAW_REQUESTS = Math.max(1, Math.floor(REQUESTS / 10))
 const ENDPOINTS: Endpoint[] = ['by_version', 'accounts', 'estimate', 'blocks', 'ledger']
 

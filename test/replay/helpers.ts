@@ -1,10 +1,12 @@
+import { fcRuns } from '../budget.js'
 import type { BlockInput } from '../../src/core/block.js'
 import { resolveConfig, type EstimatorConfig } from '../../src/core/config.js'
 import type { U64 } from '../../src/core/u64.js'
 import type { GasEstimate } from '../../src/core/wire.js'
 import type { Strategy, TierPromise } from '../../src/replay/strategy.js'
 
-export const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 100)
+/** Runs of a typical property (see test/budget.ts). */
+export const NUM_RUNS = fcRuns()
 
 /** Scoring config for hand-made chains: a block with 2 or more user txns is full; floor 100. */
 export const SMALL: EstimatorConfig = resolveConfig({ full_block_txns: 2 })

@@ -4,8 +4,10 @@ import { chainLines, generateChain, SCENARIOS, type ChainOptionsInput } from '..
 import { Mempool, type PendingTxn } from '../../src/sim/mempool.js'
 import { checkChainLaws, parseLines } from './chain-laws.js'
 import { checkBlockShape } from './wire-shape.js'
+import { fcRuns } from '../budget.js'
 
-const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 50)
+// Each run generates up to 60 blocks, so half the typical budget.
+const NUM_RUNS = fcRuns(0.5)
 
 /**
  * Small chains over every option that changes structure: any seed (up to 2^53 - 1), any
@@ -68,7 +70,7 @@ describe('generateChain properties', { timeout: TIMEOUT }, () => {
         expect([...chainLines({ ...o, seed: other })].join('')).not.toBe(a)
         expect(parseLines(a)).toHaveLength(o.blocks)
       }),
-      { numRuns: Math.max(5, Math.floor(NUM_RUNS / 2)) },
+      { numRuns: fcRuns(0.25, 5) },
     )
   })
 

@@ -35,8 +35,12 @@ export function estimatesByHeight(blocks: readonly BlockJson[], config: Estimato
 /** Resolves after `ms`. */
 export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
-/** Polls `check` every 5 ms until it is true; fails after `timeoutMs` naming `what`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+/**
+ * Polls `check` every 5 ms until it is true. `timeoutMs` only turns a wait that will never end
+ * into a message naming `what` (it claims nothing about speed), so it is generous: the machine
+ * may be loaded.
+ */
+export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)

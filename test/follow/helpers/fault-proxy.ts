@@ -14,18 +14,15 @@ export type Fault =
   | 'stall'
   /** 429 with `Retry-After: 0`. */
   | '429'
-  /** 429 with `Retry-After: 1`: the next request for the same path must wait a second. */
+  /** 429 with `Retry-After: 1`: the follower must wait a second before asking for that path again. */
   | '429-wait'
   /** 503 with the node's error object. */
   | '503'
 
-/** One request as the proxy saw it. */
+/** One request as the proxy saw it, in arrival order (no clock: tests check order, not time). */
 export interface ProxyLog {
   path: string
   fault: Fault
-  at: number
-  /** Requests for the same path in flight when this one arrived (must stay 0). */
-  concurrent: number
 }
 
 /**
@@ -36,7 +33,6 @@ export async function startFaultProxy(target: string, plan: (n: number, path: st
   const upstream = new URL(target)
   const agent = new Agent({ keepAlive: true })
   const log: ProxyLog[] = []
-  const inFlight = new Map<string, number>()
   let n = 0
 
   const forward = (req: IncomingMessage, res: ServerResponse, cut: boolean) => {
@@ -60,11 +56,8 @@ export async function startFaultProxy(target: string, plan: (n: number, path: st
 
   const server = createServer((req, res) => {
     const path = req.url ?? '/'
-    const concurrent = inFlight.get(path) ?? 0
-    inFlight.set(path, concurrent + 1)
-    res.on('close', () => inFlight.set(path, (inFlight.get(path) ?? 1) - 1))
     const fault = plan(n++, path)
-    log.push({ path, fault, at: Date.now(), concurrent })
+    log.push({ path, fault })
     const error = (status: number, headers: Record<string, string>, message: string) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers })
       res.end(JSON.stringify({ message, error_code: 'internal_error' }))

@@ -23,17 +23,27 @@ export function spawnCli(args: string[]): CliChild {
   return { child, stderr: () => err, exited }
 }
 
-/** Waits until `test` matches the child's stderr (polling), or fails after `ms`. */
-export async function waitForStderr(c: CliChild, test: RegExp, ms = 15_000): Promise<RegExpExecArray> {
-  const until = Date.now() + ms
-  let exited = false
-  void c.exited.then(() => (exited = true))
-  for (;;) {
-    const m = test.exec(c.stderr())
-    if (m) return m
-    if (exited || Date.now() > until) throw new Error(`no ${test} on stderr: ${c.stderr()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+/**
+ * Resolves once `test` matches the child's stderr (checked on each chunk it writes); rejects,
+ * quoting stderr, if the child exits first. No clock: the test's own time limit bounds the wait.
+ */
+export function waitForStderr(c: CliChild, test: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const m = test.exec(c.stderr())
+      if (m === null) return false
+      c.child.stderr?.off('data', onData)
+      resolve(m)
+      return true
+    }
+    // Listeners run in order: spawnCli's, which appends the chunk, ran before this one.
+    const onData = () => void check()
+    if (check()) return
+    c.child.stderr?.on('data', onData)
+    void c.exited.then(() => {
+      if (!check()) reject(new Error(`exited without ${test} on stderr: ${c.stderr()}`))
+    })
+  })
 }
 
 /** Starts `ledger-gas serve <args> --port 0` and returns its base URL (`http://127.0.0.1:N`). */

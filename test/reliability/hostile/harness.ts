@@ -7,12 +7,15 @@ import { validatorOf } from '../../api/helpers/schemas.js'
 import { schemaFor } from '../../api/helpers/server.js'
 import { addr, ChainBuilder } from '../../helpers/chain-builder.js'
 import { ROOT } from '../helpers/child.js'
+import { HOSTILE_REQUESTS } from '../../budget.js'
 
 /**
- * Hostile requests per endpoint: 100 × FC_NUM_RUNS (the project's property budget, default 100),
- * so 10,000 by default. Each is followed by a valid request whose answer must be unchanged.
+ * Hostile requests per endpoint: `HOSTILE_REQUESTS` (see test/budget.ts: 10 × FC_NUM_RUNS, so
+ * 1,000 by default; `npm run test:deep` sends 10,000). Each is followed by a valid request whose
+ * answer must be unchanged. The seed is fixed, so a smaller budget sends a prefix of the same
+ * requests.
  */
-export const REQUESTS = 100 * Number(process.env.FC_NUM_RUNS ?? 100)
+export const REQUESTS = HOSTILE_REQUESTS
 /** Fixed seed so every run sends the same requests; FC_SEED overrides it to explore. */
 export const SEED = Number(process.env.FC_SEED ?? 20_250_505)
 /** The server's URL length limit in these tests (the default). */

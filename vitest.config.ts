@@ -1,0 +1,30 @@
+import { availableParallelism } from 'node:os'
+import { defineConfig } from 'vitest/config'
+
+/**
+ * `npm run test:deep` (`vitest run --mode deep`): the budgets of test/budget.ts raised to at
+ * least what the suite ran before they were cut for speed; a variable already set wins.
+ */
+const DEEP = { FC_NUM_RUNS: '300', HOSTILE_REQUESTS: '10000', CRASH_KILLS: '6', CRASH_BLOCKS: '4000' }
+
+export default defineConfig(({ mode }) => ({
+  test: {
+    env: mode === 'deep' ? Object.fromEntries(Object.entries(DEEP).map(([k, v]) => [k, process.env[k] ?? v])) : {},
+    // Child processes, not threads: a CLI test chdirs, which worker threads do not allow.
+    pool: 'forks',
+    // A worker runs its files one after another in one process, so src, Fastify, SQLite and
+    // fast-check are imported once per worker instead of once per file (a third of the CPU time
+    // of the small files). Tests keep no global state: fake timers and spies are undone in the
+    // test that made them, and restoreMocks undoes a spy a failing test left behind.
+    isolate: false,
+    restoreMocks: true,
+    // Vitest's default is one worker per core less one, so a single worker on 2 cores. Most of
+    // the slow files wait on child processes, sockets and timers, so a second worker overlaps
+    // them even on 2 cores; with more cores the default applies.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Limits only turn a hang into a failure; on a shared, loaded machine 5 s is too tight for
+    // tests that spawn the CLI. No test asserts on elapsed time.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+}))
