@@ -117,3 +117,13 @@ export class Chain {
     return Array.from({ length: count }, (_, i) => this.block(users(i)))
   }
 }
+
+/**
+ * Blocks of `chain`, one per entry of `prices`: three user txns whose cheapest pays the price
+ * (full under `full_block_txns: 3`), or none for `null`.
+ */
+export function pricedChain(prices: readonly (number | bigint | null)[], chain = new Chain()): BlockJson[] {
+  return prices.map((p, i) =>
+    chain.block(p === null ? [] : [{ sender: 10 + i, price: p }, { sender: 500 + i, price: BigInt(p) + 7n }, { sender: 900 + i, price: BigInt(p) + 50n }]),
+  )
+}
