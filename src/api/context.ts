@@ -1,8 +1,9 @@
 import type { FastifyReply } from 'fastify'
 import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
-import type { EstimateFeed } from './estimate-feed.js'
+import type { EstimateFeed, FeedView } from './estimate-feed.js'
 import { ApiError } from './errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'
+import { withDeadline } from './store-guard.js'
 
 /** What the route handlers share: the store, the estimate, page sizes and the header builder. */
 export interface ApiContext {
@@ -56,4 +57,15 @@ export function readLedger(ctx: ApiContext, reply: FastifyReply): LedgerInfo | P
     )
   }
   return attach(ctx, reply, result as LedgerInfo | null)
+}
+
+/**
+ * Runs `reader` on both estimators once they are whole at `info`'s height (or newer), for the
+ * `/v1/gas/*` routes. The wait (a catch-up, or updates queued before it) is bounded by
+ * `storeTimeoutMs` like the estimate's catch-up.
+ *
+ * @throws ApiError `store_timeout` (503) past the deadline; whatever the catch-up's store reads throw.
+ */
+export function readEstimators<T>(ctx: ApiContext, info: LedgerInfo, reader: (view: FeedView) => T): Promise<T> {
+  return withDeadline(ctx.feed.read(info, reader), ctx.storeTimeoutMs, 'estimate catch-up')
 }

@@ -1,3 +1,5 @@
+import { CalibratedEstimator } from '../core/calibrated-estimator.js'
+import type { CalibratedConfig } from '../core/calibrated-config.js'
 import type { EstimatorConfig } from '../core/config.js'
 import { InvalidBlockError } from '../core/errors.js'
 import { createEstimator, type Estimator } from '../core/estimator.js'
@@ -10,38 +12,65 @@ import type { BlockJson } from '../ledger/types.js'
 /** Where a block the estimator could not use is reported (the server's logger). */
 export type SkipReporter = (height: U64, error: InvalidBlockError) => void
 
+/** Which estimator answers `GET /v1/estimate_gas_price`: the Aptos node's, or the calibrated one. */
+export type EstimatorMode = 'aptos' | 'calibrated'
+
+/** The estimator modes, for option checks and usage messages. */
+export const ESTIMATOR_MODES: readonly EstimatorMode[] = Object.freeze(['aptos', 'calibrated'])
+
 /**
- * Keeps an estimator in step with a store: the estimate it serves is the one at the store's
- * current block height. Blocks reach it through `append` (this server appends) or `syncTo`
- * (someone else appended: the next request catches up from the store). Catching up reads only
- * the newest `aggressive_block_history + 1` blocks, which is all the estimate depends on.
- * Updates run one at a time; reads of `json` never wait.
+ * Both estimators at one block height, for reading only (`EstimateFeed.read`). `revision`
+ * changes whenever either estimator changes, so a reader may cache what it derives from them.
+ */
+export interface FeedView {
+  readonly aptos: Estimator
+  readonly calibrated: CalibratedEstimator
+  readonly revision: number
+}
+
+/**
+ * Keeps two estimators in step with a store, fed the same blocks: the Aptos one and the
+ * calibrated one. The estimate it serves (`json`, `estimate()`) is the `mode` one's, at the
+ * store's current block height. Blocks reach it through `append` (this server appends) or
+ * `syncTo` (someone else appended: the next request catches up from the store). Catching up
+ * reads at most the newest `span` blocks, span = max(aggressive_block_history + 1, calibrated
+ * window): all the Aptos estimate depends on, and all the calibrated windows hold. Further
+ * behind, both estimators start over from the newest span (the calibrated one's levels and
+ * coverage counts then restart, as the blocks in between are not read). Updates run one at a
+ * time; reads of `json` never wait; `read` waits its turn behind updates.
  *
  * Invariant: `json` and `estimate()` are the estimate after a whole number of whole blocks the
- * store holds, and change only when an update completes. A store append that throws leaves them
- * as they were (the estimator sees a block only after the store took it); a catch-up that fails
- * half-way publishes nothing, and the next one resumes from the last block ingested (or starts
- * over when it had cleared the estimator).
+ * store holds, and change only when an update completes; `read` sees both estimators only
+ * between updates, after a whole catch-up. A store append that throws leaves them as they were
+ * (the estimators see a block only after the store took it); a catch-up that fails half-way
+ * publishes nothing, and the next one resumes from the last block ingested (or starts over when
+ * it had cleared the estimators). Both estimators always hold the same blocks.
  */
 export class EstimateFeed {
-  /** The current estimate as its wire JSON (exact integers), ready to send. */
+  /** The current estimate of `mode` as its wire JSON (exact integers), ready to send. */
   json: string
+  readonly mode: EstimatorMode
   private published: GasEstimate
-  private readonly estimator: Estimator
-  /** Height of the newest block the estimator has seen (ingested or skipped), `null` before any. */
+  private readonly view: { aptos: Estimator; calibrated: CalibratedEstimator; revision: number }
+  /** Height of the newest block the estimators have seen (ingested or skipped), `null` before any. */
   private fed: U64 | null = null
-  private queue: Promise<void> = Promise.resolve()
-  /** Blocks that bear on the estimate: the largest window plus the newest, skipped block. */
+  /** False from a clear until the catch-up that follows it completes: the blocks held are not yet a whole span. */
+  private whole = true
+  private queue: Promise<unknown> = Promise.resolve()
+  /** Blocks that bear on the estimates: the larger of the Aptos span (largest window plus the skipped newest block) and the calibrated window. */
   private readonly span: bigint
 
   constructor(
     private readonly store: LedgerStore,
     config: EstimatorConfig,
+    options: { mode: EstimatorMode; calibrated: CalibratedConfig },
     private readonly onSkip: SkipReporter = () => {},
   ) {
-    this.estimator = createEstimator(config)
-    this.span = BigInt(config.aggressive_block_history + 1)
-    this.published = this.estimator.estimate()
+    this.mode = options.mode
+    this.view = { aptos: createEstimator(config), calibrated: new CalibratedEstimator(config, options.calibrated), revision: 0 }
+    const aptosSpan = config.aggressive_block_history + 1
+    this.span = BigInt(Math.max(aptosSpan, options.calibrated.window))
+    this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
   }
 
@@ -50,18 +79,32 @@ export class EstimateFeed {
     return this.fed
   }
 
-  /** The current (last published) estimate. O(1). */
+  /** The current (last published) estimate of `mode`. O(1). */
   estimate(): GasEstimate {
     return this.published
   }
 
-  /** Brings the estimate to `info.block_height`, reading missing blocks from the store. */
+  /** Brings the estimate to `info.block_height` (or past it), reading missing blocks from the store. */
   syncTo(info: LedgerInfo): Promise<void> {
     return this.serial(() => this.catchUp(info))
   }
 
   /**
-   * Validates `block` as the engine reads it, appends it to the store, then to the estimator.
+   * Catches up to `info` (or past it, when blocks were appended since `info` was read), then
+   * calls `reader` with both estimators before any other update runs. What `reader` returns is
+   * derived from whole blocks only.
+   *
+   * @throws whatever the catch-up's store reads throw (nothing is read from a partial catch-up).
+   */
+  read<T>(info: LedgerInfo, reader: (view: FeedView) => T): Promise<T> {
+    return this.serial(async () => {
+      await this.catchUp(info)
+      return reader(this.view)
+    })
+  }
+
+  /**
+   * Validates `block` as the engine reads it, appends it to the store, then to the estimators.
    * A block the engine cannot read is refused before the store sees it.
    *
    * @throws InvalidBlockError for a block the engine cannot read; whatever the store throws.
@@ -70,7 +113,7 @@ export class EstimateFeed {
     return this.serial(async () => {
       const parsed = parseBlockJson(block)
       await this.store.appendBlock(block)
-      if (this.fed !== null && u64ToBigInt(parsed.block_height) === u64ToBigInt(this.fed) + 1n) {
+      if (this.whole && this.fed !== null && u64ToBigInt(parsed.block_height) === u64ToBigInt(this.fed) + 1n) {
         this.ingest(parsed)
         this.publish()
         return
@@ -80,22 +123,38 @@ export class EstimateFeed {
     })
   }
 
-  private serial(task: () => Promise<void>): Promise<void> {
+  private served(): Estimator | CalibratedEstimator {
+    return this.mode === 'calibrated' ? this.view.calibrated : this.view.aptos
+  }
+
+  private serial<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task)
     this.queue = run.catch(() => {})
     return run
   }
 
-  private async catchUp(info: LedgerInfo): Promise<void> {
-    const target = u64ToBigInt(info.block_height)
+  private async catchUp(given: LedgerInfo): Promise<void> {
+    let info = given
     const fed = this.fed === null ? null : u64ToBigInt(this.fed)
-    if (fed === target) return
+    if (fed !== null && (u64ToBigInt(info.block_height) < fed || !this.whole)) {
+      // `info` was read before blocks this feed has since taken (a request queued behind an
+      // append), or a rebuild stopped half-way: the store's own height decides, so that a stale
+      // height neither rolls the estimators back nor ends a rebuild early.
+      const now = await this.store.ledgerInfo()
+      if (now !== null) info = now
+    }
+    const target = u64ToBigInt(info.block_height)
+    if (fed === target && this.whole) return
     let from: bigint
     if (fed === null || target < fed || target - fed > this.span) {
-      // Too far behind (or the store was replaced): the newest span of blocks gives the same estimate.
-      // `fed` is dropped with the state it described, so a failure below cannot leave it claiming blocks.
-      this.estimator.clear()
+      // Too far behind (or the store was replaced): the newest span of blocks gives the same
+      // Aptos estimate and fills the calibrated windows. `fed` is dropped with the state it
+      // described, so a failure below cannot leave it claiming blocks.
+      this.view.aptos.clear()
+      this.view.calibrated.clear()
+      this.view.revision++
       this.fed = null
+      this.whole = false
       const oldest = u64ToBigInt(info.oldest_block_height)
       const first = target - this.span + 1n
       from = first > oldest ? first : oldest
@@ -108,13 +167,17 @@ export class EstimateFeed {
       if (block !== null) this.ingest(parseIfPossible(block, height, this.onSkip))
       this.fed = height
     }
+    this.whole = true
     this.publish()
   }
 
   private ingest(block: ParsedBlock | null): void {
     if (block === null) return
     try {
-      this.estimator.ingest(block)
+      const priced = this.view.aptos.ingest(block)
+      // Same blocks, same order checks, same config: this cannot refuse what the Aptos one took.
+      this.view.calibrated.ingestPriced(priced)
+      this.view.revision++
     } catch (error) {
       if (!(error instanceof InvalidBlockError)) throw error
       this.onSkip(block.block_height, error)
@@ -123,7 +186,7 @@ export class EstimateFeed {
   }
 
   private publish(): void {
-    this.published = this.estimator.estimate()
+    this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
   }
 }

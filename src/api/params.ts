@@ -5,7 +5,7 @@ import { ApiError } from './errors.js'
 import type { Schema } from './schema/ref.js'
 
 /** How a path or query value is read. Named by the vendor keyword `x-parse` of its schema. */
-type ParseKind = 'address' | 'u64' | 'u16' | 'boolean'
+type ParseKind = 'address' | 'u64' | 'u16' | 'boolean' | 'decimal'
 
 /**
  * Schemas of path and query parameters. Each documents the wire type in the OpenAPI document and
@@ -22,9 +22,13 @@ export const PARAM: Readonly<Record<ParseKind, Schema>> = {
   u64: { type: 'string', format: 'uint64', description: 'A u64 as a decimal string', 'x-parse': 'u64' },
   u16: { type: 'integer', format: 'uint16', minimum: 0, maximum: 65535, 'x-parse': 'u16' },
   boolean: { type: 'boolean', 'x-parse': 'boolean' },
+  decimal: { type: 'number', description: 'A plain decimal number such as 0.95 (no sign, no exponent)', 'x-parse': 'decimal' },
 }
 
-const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u16: 'integer(uint16)', boolean: 'boolean' }
+const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u16: 'integer(uint16)', boolean: 'boolean', decimal: 'number(double)' }
+
+/** Digits with at most one decimal point: no sign, no exponent, no `inf`/`NaN`. */
+const DECIMAL = /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)$/
 
 /** Why a decimal string is not an unsigned integer, in the words of Rust's `from_str` (which the node uses). */
 function integerProblem(text: string): string {
@@ -44,6 +48,9 @@ function parseValue(kind: ParseKind, raw: string): unknown {
       return raw.length > 0 && raw.length <= 5 && /^[0-9]+$/.test(raw) && Number(raw) <= 65535 ? Number(raw) : undefined
     case 'boolean':
       return raw === 'true' ? true : raw === 'false' ? false : undefined
+    case 'decimal':
+      // 32 characters are more digits than a double holds; longer is only a way to make work.
+      return raw.length <= 32 && DECIMAL.test(raw) ? Number(raw) : undefined
   }
 }
 
@@ -55,6 +62,7 @@ function quote(raw: string): string {
 function problem(kind: ParseKind, raw: string): string {
   if (kind === 'address') return `invalid account address ${quote(raw)}`
   if (kind === 'boolean') return 'provided string was not `true` or `false`'
+  if (kind === 'decimal') return 'invalid float literal'
   return integerProblem(raw)
 }
 

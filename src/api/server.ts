@@ -1,5 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify'
+import { resolveCalibratedConfig, type CalibratedConfigInput } from '../core/calibrated-config.js'
 import { resolveConfig, type EstimatorConfigInput } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
 import type { GasEstimate } from '../core/wire.js'
@@ -8,7 +9,7 @@ import type { BlockJson } from '../ledger/types.js'
 import { JSON_TYPE, readLedger, type ApiContext } from './context.js'
 import { toErrorReply } from './error-map.js'
 import { ApiError } from './errors.js'
-import { EstimateFeed } from './estimate-feed.js'
+import { ESTIMATOR_MODES, EstimateFeed, type EstimatorMode } from './estimate-feed.js'
 import { drainOnClose } from './drain.js'
 import { createEstimateFastPath } from './fast-path.js'
 import { checkLimit, clientErrorHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
@@ -19,21 +20,50 @@ import { compileParamParser } from './params.js'
 import { accountTransactionsRoute } from './routes/account-transactions.js'
 import { blockByHeightRoute } from './routes/block-by-height.js'
 import { estimateGasPriceRoute } from './routes/estimate-gas-price.js'
+import { gasEstimateRoute } from './routes/gas-estimate.js'
+import { gasExplainRoute } from './routes/gas-explain.js'
+import { gasHistoryRoute } from './routes/gas-history.js'
+import { gasInclusionRoute } from './routes/gas-inclusion.js'
+import { gasPriceRoute } from './routes/gas-price.js'
 import { ledgerInfoRoute } from './routes/ledger-info.js'
 import { specRoute } from './routes/spec.js'
 import { transactionByVersionRoute } from './routes/transaction-by-version.js'
 import { DEFAULT_STORE_TIMEOUT_MS, guardStore } from './store-guard.js'
 
 /** The endpoints, by their Aptos operation ids; any of them can be disabled (403 `api_disabled`). */
-export const ENDPOINTS = ['get_ledger_info', 'get_account_transactions', 'get_transaction_by_version', 'estimate_gas_price', 'get_block_by_height', 'spec'] as const
+export const ENDPOINTS = [
+  'get_ledger_info',
+  'get_account_transactions',
+  'get_transaction_by_version',
+  'estimate_gas_price',
+  'get_block_by_height',
+  'spec',
+  'get_gas_estimate',
+  'get_gas_inclusion',
+  'get_gas_price',
+  'get_gas_history',
+  'get_gas_explain',
+] as const
 export type EndpointName = (typeof ENDPOINTS)[number]
 
 /** Options of `createServer`. Only `store` is required. */
 export interface ServerOptions {
   /** The ledger to serve. The server reads it and, through `appendBlock`, appends to it; it never closes it. */
   store: LedgerStore
-  /** Estimator configuration (Aptos key names); defaults are the Aptos node's. */
+  /**
+   * Estimator configuration (Aptos key names); defaults are the Aptos node's. The calibrated
+   * estimator reads its block pricing and floor (`full_block_txns`, `min_gas_unit_price`, …) too.
+   */
   estimator?: EstimatorConfigInput
+  /**
+   * Which estimator answers `GET /v1/estimate_gas_price`: `aptos` (the node's algorithm, byte
+   * for byte) or `calibrated` (each tier promises inclusion within k blocks with probability
+   * q). Both are fed the same blocks either way, and the `/v1/gas/*` routes read both.
+   * Default `aptos`.
+   */
+  estimatorMode?: EstimatorMode | undefined
+  /** The calibrated estimator's promises, window and learning rate; defaults as `DEFAULT_CALIBRATED_CONFIG`. */
+  calibrated?: CalibratedConfigInput | undefined
   /** Prefix of the ledger headers; `X-APTOS-` for drop-in use. Default `X-NODE-`. */
   headerPrefix?: string | undefined
   /** Page size when `limit` is omitted. Default 25 (Aptos). */
@@ -83,7 +113,7 @@ export interface ReadApiServer {
   appendBlock(block: BlockJson): Promise<void>
   /** Brings the estimate to the store's current height now (instead of on the next request). */
   sync(): Promise<void>
-  /** The estimate as of the last block the server has seen. */
+  /** The estimate `GET /v1/estimate_gas_price` serves (of `estimatorMode`), as of the last block the server has seen. */
   estimate(): GasEstimate
   /** Starts listening; resolves to the URL (e.g. `http://127.0.0.1:8080`). */
   listen(options?: { port?: number; host?: string }): Promise<string>
@@ -93,20 +123,24 @@ export interface ReadApiServer {
 
 /**
  * Creates the Chain Ledger Read API server (Fastify 5): account transactions, transaction by
- * version, gas price estimate, ledger info, block by height and the OpenAPI document, under
- * `/v1`. Feeds an estimator with the store's newest blocks before resolving (a store that
- * cannot be read yet does not stop the server; its requests answer 503 until it can).
+ * version, gas price estimate, ledger info, block by height, the calibrated estimate and fee
+ * history (`/gas/*`) and the OpenAPI document, under `/v1`. Feeds both estimators (Aptos and
+ * calibrated) with the store's newest blocks before resolving (a store that cannot be read yet
+ * does not stop the server; its requests answer 503 until it can).
  *
  * Every store read goes through `guardStore` (answers checked, asynchronous reads bounded by
  * `storeTimeoutMs`); `close()` lets responses under way finish to their last byte (`drainOnClose`).
  *
- * @throws InvalidConfigError for a bad estimator config, page sizes, limit or timeout, header prefix or endpoint name.
+ * @throws InvalidConfigError for a bad estimator or calibrated config, estimator mode, page sizes, limit or timeout, header prefix or endpoint name.
  * @example
  * const server = await createServer({ store })
  * await server.listen({ port: 8080 })
  */
 export async function createServer(options: ServerOptions): Promise<ReadApiServer> {
   const config = resolveConfig(options.estimator ?? {})
+  const calibrated = resolveCalibratedConfig(options.calibrated ?? {})
+  const mode = options.estimatorMode ?? 'aptos'
+  if (!ESTIMATOR_MODES.includes(mode)) throw new InvalidConfigError('estimatorMode', `must be one of ${ESTIMATOR_MODES.join(', ')}, got ${JSON.stringify(mode)}`)
   const defaultPageSize = options.defaultPageSize ?? DEFAULT_PAGE_SIZE
   const maxPageSize = options.maxPageSize ?? MAX_PAGE_SIZE
   checkPageSizes(defaultPageSize, maxPageSize)
@@ -152,7 +186,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   })
   const ctx: ApiContext = {
     store,
-    feed: new EstimateFeed(store, config, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`)),
+    feed: new EstimateFeed(store, config, { mode, calibrated }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`)),
     headers,
     defaultPageSize,
     maxPageSize,
@@ -200,6 +234,11 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     estimateGasPriceRoute(ctx),
     blockByHeightRoute(ctx),
     specRoute(ctx, document),
+    gasEstimateRoute(ctx),
+    gasInclusionRoute(ctx),
+    gasPriceRoute(ctx),
+    gasHistoryRoute(ctx),
+    gasExplainRoute(ctx),
   ]
   await fastify.register(
     async (v1) => {

@@ -34,3 +34,14 @@ export function intFlag(value: string | undefined, flag: string, fallback: numbe
   if (n < min || n > max) throw new UsageError(`--${flag} must be between ${min} and ${max}, got ${n}`)
   return n
 }
+
+/**
+ * Parses a flag whose value is one of `choices`; anything else is a usage error listing them.
+ *
+ * @example choiceFlag('calibrated', 'estimator', ['aptos', 'calibrated'], 'aptos') // 'calibrated'
+ */
+export function choiceFlag<C extends string>(value: string | undefined, flag: string, choices: readonly C[], fallback: C): C {
+  if (value === undefined) return fallback
+  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${choices.join(', ')}, got '${value}'`)
+  return value as C
+}

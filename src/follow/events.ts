@@ -31,15 +31,19 @@ export type FollowEvent =
   | RetryEvent
   /** Heights `from_height..to_height` (inclusive) were passed over. */
   | { type: 'skip'; from_height: U64; to_height: U64; reason: SkipReason; message: string }
-  /** The block at `block_height` opened a new epoch: the engine dropped the older epoch's blocks. */
-  | { type: 'epoch'; block_height: U64; from_epoch: U64; to_epoch: U64 }
+  /**
+   * The block at `block_height` opened a new epoch. `dropped`: the estimator no longer counts the
+   * older epoch's blocks (the Aptos engine, unless `keep_history_across_epochs`); the calibrated
+   * one keeps them.
+   */
+  | { type: 'epoch'; block_height: U64; from_epoch: U64; to_epoch: U64; dropped: boolean }
   /** A block longer than the node's page was completed through `/transactions`. */
   | { type: 'paged'; block_height: U64; pages: number }
 
 /**
  * One log line for an event, without a trailing newline.
  *
- * @example formatFollowEvent({ type: 'epoch', block_height: 401, from_epoch: 1, to_epoch: 2 })
+ * @example formatFollowEvent({ type: 'epoch', block_height: 401, from_epoch: 1, to_epoch: 2, dropped: true })
  * // 'epoch 1 -> 2 at block 401: blocks of epoch 1 no longer count'
  */
 export function formatFollowEvent(e: FollowEvent): string {
@@ -57,7 +61,7 @@ export function formatFollowEvent(e: FollowEvent): string {
       return `skipped ${range}, ${e.reason}: ${e.message}`
     }
     case 'epoch':
-      return `epoch ${e.from_epoch} -> ${e.to_epoch} at block ${e.block_height}: blocks of epoch ${e.from_epoch} no longer count`
+      return `epoch ${e.from_epoch} -> ${e.to_epoch} at block ${e.block_height}: ${e.dropped ? `blocks of epoch ${e.from_epoch} no longer count` : 'earlier blocks still count'}`
     case 'paged':
       return `block ${e.block_height} completed with ${e.pages} /transactions page${e.pages === 1 ? '' : 's'}`
   }

@@ -1,3 +1,5 @@
+import type { PricedBlock } from '../core/block.js'
+import { CalibratedEstimator, type CalibratedExplain } from '../core/calibrated-estimator.js'
 import { InvalidBlockError } from '../core/errors.js'
 import { createEstimator, type BlockHistoryEntry, type EstimateExplain, type Estimator } from '../core/estimator.js'
 import { toU64, type U64 } from '../core/u64.js'
@@ -7,19 +9,27 @@ import type { BlockJson } from '../ledger/types.js'
 import { NodeResponseError } from './errors.js'
 import type { EstimateUpdate, FollowEvent, SkipReason } from './events.js'
 import { fetchBlock, type BlockOutcome } from './fetch-block.js'
-import { resolveFollowOptions, type FollowOptions } from './follow-options.js'
+import { resolveFollowOptions, type FollowMode, type FollowOptions } from './follow-options.js'
 import { parseLedgerInfo, type NodePosition } from './ledger-info.js'
 import { NodeClient } from './node-client.js'
 import type { Sleep } from './sleep.js'
 
+/** What a follower of each mode explains and retains. */
+export interface FollowModeTypes {
+  aptos: { explain: EstimateExplain; block: BlockHistoryEntry }
+  calibrated: { explain: CalibratedExplain; block: PricedBlock }
+}
+
 /** A running follower: the local estimate, kept current from the node's blocks. */
-export interface Follower {
-  /** The current estimate (the engine's fallback before the first block). O(1). */
+export interface Follower<M extends FollowMode = 'aptos'> {
+  /** The estimator it runs. */
+  readonly mode: M
+  /** The current estimate (the engine's fallback, or the floor, before the first block). O(1). */
   estimate(): GasEstimate
-  /** How the current estimate was derived (`Estimator.explain`). */
-  explain(): EstimateExplain
-  /** The retained blocks, oldest first (`Estimator.history`). */
-  history(): BlockHistoryEntry[]
+  /** How the current estimate was derived (`Estimator.explain` or `CalibratedEstimator.explain`). */
+  explain(): FollowModeTypes[M]['explain']
+  /** The retained blocks, oldest first (`Estimator.history`, or the calibrated window's `CalibratedEstimator.history`). */
+  history(): FollowModeTypes[M]['block'][]
   /** Height and epoch the estimate is as of, `null` before the first block. */
   readonly asOf: { block_height: U64; epoch: U64 } | null
   /** HTTP requests sent so far, retries included. */
@@ -34,9 +44,16 @@ export interface Follower {
 
 /**
  * Follows a node over HTTP and keeps a gas estimate locally: reads the ledger info
- * (`GET {url}/`), backfills the newest `aggressive_block_history + 1` blocks
- * (`GET {url}/blocks/by_height/{h}?with_transactions=true`), then polls for new blocks and feeds
+ * (`GET {url}/`), backfills the newest `backfillBlocks` blocks (by default
+ * `aggressive_block_history + 1`, or the calibrated `window` with `mode: 'calibrated'`) through
+ * `GET {url}/blocks/by_height/{h}?with_transactions=true`, then polls for new blocks and feeds
  * each to the engine in height order. Works with an Aptos node and with `ledger-gas serve`.
+ *
+ * With `mode: 'calibrated'` it runs `CalibratedEstimator`: its estimate equals that of
+ * `ledger-gas serve`'s `GET /v1/gas/estimate` (same config) whenever both ingested the same
+ * blocks, e.g. both started from the node's oldest block. When further behind than
+ * `backfillBlocks` it starts the calibrated estimator over from the newest ones, as the server
+ * does past its span.
  *
  * Resilience: network errors, timeouts, 429 and 5xx are retried with jittered exponential
  * backoff, honouring `Retry-After`; a pruned (410) block is skipped; a 404 below the node's
@@ -49,14 +66,15 @@ export interface Follower {
  * await follower.ready
  * follower.estimate() // { deprioritized_gas_estimate: 100, gas_estimate: 100, prioritized_gas_estimate: 150 }
  */
-export function followNode(options: FollowOptions): Follower {
-  return new NodeFollower(options)
+export function followNode<M extends FollowMode = 'aptos'>(options: FollowOptions<M>): Follower<M> {
+  return new NodeFollower(options) as unknown as Follower<M>
 }
 
-class NodeFollower implements Follower {
+class NodeFollower implements Follower<FollowMode> {
   readonly ready: Promise<void>
   readonly done: Promise<void>
-  readonly #estimator: Estimator
+  readonly mode: FollowMode
+  readonly #estimator: Estimator | CalibratedEstimator
   readonly #client: NodeClient
   readonly #controller = new AbortController()
   readonly #url: string
@@ -77,10 +95,11 @@ class NodeFollower implements Follower {
   #live = false
   #resolveReady: () => void = () => {}
 
-  constructor(options: FollowOptions) {
+  constructor(options: FollowOptions<FollowMode>) {
     const o = resolveFollowOptions(options)
     this.#url = o.url
-    this.#estimator = createEstimator(o.config)
+    this.mode = o.mode
+    this.#estimator = o.mode === 'calibrated' ? new CalibratedEstimator(o.config, o.calibrated) : createEstimator(o.config)
     this.#intervalMs = o.intervalMs
     this.#concurrency = o.concurrency
     this.#span = BigInt(o.backfillBlocks)
@@ -132,11 +151,11 @@ class NodeFollower implements Follower {
     return this.#estimator.estimate()
   }
 
-  explain(): EstimateExplain {
+  explain(): EstimateExplain | CalibratedExplain {
     return this.#estimator.explain()
   }
 
-  history(): BlockHistoryEntry[] {
+  history(): BlockHistoryEntry[] | PricedBlock[] {
     return this.#estimator.history()
   }
 
@@ -215,6 +234,9 @@ class NodeFollower implements Follower {
     const to = this.#tip + 1n - this.#span
     this.#skip(this.#next, to - 1n, 'behind', `${behind} blocks behind; the newest ${this.#span} decide the estimate`)
     this.#next = to
+    // The calibrated levels and outcomes assume consecutive blocks: across the gap, a quote would
+    // be scored on blocks that came long after it. Start over from the newest span, as the server does.
+    if (this.#estimator instanceof CalibratedEstimator) this.#estimator.clear()
     return false
   }
 
@@ -265,7 +287,9 @@ class NodeFollower implements Follower {
       return
     }
     if (previous !== undefined && previous.epoch !== parsed.epoch) {
-      this.#onEvent({ type: 'epoch', block_height: parsed.block_height, from_epoch: previous.epoch, to_epoch: parsed.epoch })
+      // The Aptos engine counts only the current epoch (unless configured otherwise); a requirement is a price, so the calibrated one keeps all.
+      const dropped = this.#estimator instanceof CalibratedEstimator ? false : !this.#estimator.config.keep_history_across_epochs
+      this.#onEvent({ type: 'epoch', block_height: parsed.block_height, from_epoch: previous.epoch, to_epoch: parsed.epoch, dropped })
     }
     if (this.#live) this.#publish()
   }

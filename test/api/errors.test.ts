@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createServer, ENDPOINTS } from '../../src/api/index.js'
+import { createServer, ENDPOINTS, type EndpointName } from '../../src/api/index.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
@@ -7,7 +7,24 @@ import { expectError } from './helpers/schemas.js'
 import { faultyStore, get, headerNames, serverOf, storeOf } from './helpers/server.js'
 
 const blocks = new ChainBuilder().blocks(5, () => [{ sender: 1 }])
-const LEDGER_URLS = ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/1', '/v1/estimate_gas_price', '/v1/blocks/by_height/1']
+/** A valid request of each endpoint. */
+const URL_OF: Record<EndpointName, string> = {
+  get_ledger_info: '/v1',
+  get_account_transactions: `/v1/accounts/${addr(1)}/transactions`,
+  get_transaction_by_version: '/v1/transactions/by_version/1',
+  estimate_gas_price: '/v1/estimate_gas_price',
+  get_block_by_height: '/v1/blocks/by_height/1',
+  spec: '/v1/spec.json',
+  get_gas_estimate: '/v1/gas/estimate',
+  get_gas_inclusion: '/v1/gas/inclusion?price=100&k=1',
+  get_gas_price: '/v1/gas/price?k=1&q=0.5',
+  get_gas_history: '/v1/gas/history',
+  get_gas_explain: '/v1/gas/explain',
+}
+/** Every route that needs the ledger (all but the OpenAPI document). */
+const LEDGER_URLS = ENDPOINTS.filter((name) => name !== 'spec').map((name) => URL_OF[name])
+/** The routes that read the estimators, and so catch up with the store first. */
+const ESTIMATE_URLS = ['/v1/estimate_gas_price', ...ENDPOINTS.filter((name) => name.startsWith('get_gas_')).map((name) => URL_OF[name])]
 
 describe('errors', () => {
   it('unknown routes and methods are 404 web_framework_error JSON, with ledger headers', async () => {
@@ -65,9 +82,9 @@ describe('errors', () => {
     const server = await createServer({ store })
     store.appendBlock(chain.block())
     store.fail.blockByHeight = true
-    expectError(await get(server, '/v1/estimate_gas_price'), 500, 'internal_error')
+    for (const url of ESTIMATE_URLS) expectError(await get(server, url), 500, 'internal_error')
     store.fail.blockByHeight = false
-    expect((await get(server, '/v1/estimate_gas_price')).statusCode).toBe(200)
+    for (const url of ESTIMATE_URLS) expect((await get(server, url)).statusCode, url).toBe(200)
   })
 
   it('ledger info unavailable (empty store, or the store throws) is 503 internal_error without ledger headers', async () => {
@@ -113,8 +130,8 @@ describe('errors', () => {
     expect((await get(server, '/v1/transactions/by_version/1')).statusCode).toBe(200)
     for (const name of ENDPOINTS) {
       const one = await serverOf(blocks, { disabled: [name] })
-      const url = name === 'spec' ? '/v1/spec.json' : (LEDGER_URLS[['get_ledger_info', 'get_account_transactions', 'get_transaction_by_version', 'estimate_gas_price', 'get_block_by_height'].indexOf(name)] as string)
-      expectError(await get(one, url), 403, 'api_disabled')
+      expectError(await get(one, URL_OF[name]), 403, 'api_disabled')
+      expect((await get(one, name === 'spec' ? '/v1' : '/v1/spec.json')).statusCode).toBe(200)
     }
   })
 
@@ -127,6 +144,9 @@ describe('errors', () => {
       [{ defaultPageSize: 101 }, 'defaultPageSize'],
       [{ disabled: ['estimate'] }, 'disabled'],
       [{ estimator: { low_block_history: 0 } }, 'low_block_history'],
+      [{ estimatorMode: 'geth' }, 'estimatorMode'],
+      [{ calibrated: { regular: { q: 1 } } }, 'regular.q'],
+      [{ calibrated: { window: 0 } }, 'window'],
       [{ storeTimeoutMs: 0 }, 'storeTimeoutMs'],
       [{ requestTimeoutMs: 1.5 }, 'requestTimeoutMs'],
       [{ maxUrlLength: 1e6 }, 'maxUrlLength'],
@@ -144,7 +164,8 @@ describe('ledger headers', () => {
     const store = storeOf(new ChainBuilder({ height: 7, version: 300 }).blocks(3, () => [{ sender: 1 }]), 33)
     const server = await createServer({ store })
     store.pruneBelow(303)
-    for (const url of ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/305', '/v1/estimate_gas_price', '/v1/blocks/by_height/8', '/v1/spec.json']) {
+    const gas = ENDPOINTS.filter((name) => name.startsWith('get_gas_')).map((name) => URL_OF[name])
+    for (const url of ['/v1', `/v1/accounts/${addr(1)}/transactions`, '/v1/transactions/by_version/305', '/v1/estimate_gas_price', '/v1/blocks/by_height/8', '/v1/spec.json', ...gas]) {
       const res = await get(server, url)
       expect(res.statusCode).toBe(200)
       expect(res.headers['x-node-chain-id']).toBe('33')

@@ -6,7 +6,7 @@ import type { EstimatorConfigInput } from '../../src/core/config.js'
 import { gasEstimateToJson } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/parse-block.js'
 import type { BlockJson } from '../../src/ledger/types.js'
-import { ChainBuilder } from '../helpers/chain-builder.js'
+import { ChainBuilder, pricedChain } from '../helpers/chain-builder.js'
 import { expectSchema } from './helpers/schemas.js'
 import { get, headerNames, serverOf, storeOf } from './helpers/server.js'
 
@@ -18,10 +18,6 @@ function reference(blocks: readonly BlockJson[], config: EstimatorConfigInput = 
 }
 
 const FULL3 = { full_block_txns: 3 } as const
-/** Block i is full (3 user txns) with its cheapest price from `prices`, or empty. */
-function pricedChain(prices: readonly (number | null)[], chain = new ChainBuilder()): BlockJson[] {
-  return prices.map((p, i) => chain.block({ users: p === null ? [] : [{ sender: 10 + i, gas_unit_price: p }, { sender: 500 + i, gas_unit_price: p + 7 }, { sender: 900 + i, gas_unit_price: p + 50 }] }))
-}
 
 describe('GET /v1/estimate_gas_price', () => {
   it('returns the default {min, min, next_bucket(min)} on a chain of empty blocks (T1)', async () => {
@@ -67,10 +63,15 @@ describe('GET /v1/estimate_gas_price', () => {
     expect((await get(server, '/v1/estimate_gas_price')).body).toBe('{"deprioritized_gas_estimate":100,"gas_estimate":100,"prioritized_gas_estimate":150}')
   })
 
-  it('equals an estimator fed every block, though startup reads only the newest 121', async () => {
+  it('equals an estimator fed every block, though startup reads only the newest 121 (calibrated window below that)', async () => {
     const prices = Array.from({ length: 400 }, (_, i) => (i % 5 === 0 ? null : [100, 160, 320, 700, 2000][(i * 7) % 5] as number))
     const blocks = pricedChain(prices)
-    const server = await serverOf(blocks, { estimator: FULL3 })
+    const store = storeOf(blocks)
+    const read: number[] = []
+    const inner = store.blockByHeight.bind(store)
+    store.blockByHeight = (h, w) => (read.push(Number(h)), inner(h, w))
+    const server = await createServer({ store, estimator: FULL3, calibrated: { window: 50 } })
+    expect(read).toEqual([...Array(121).keys()].map((i) => 279 + i))
     expect((await get(server, '/v1/estimate_gas_price')).body).toBe(reference(blocks, FULL3))
   })
 
@@ -110,7 +111,7 @@ describe('GET /v1/estimate_gas_price', () => {
     const first = pricedChain([100], chain)
     const store = storeOf(first)
     const config = { ...FULL3, low_block_history: 2, market_block_history: 3, aggressive_block_history: 4 }
-    const server = await createServer({ store, estimator: config })
+    const server = await createServer({ store, estimator: config, calibrated: { window: 3 } })
     const more = pricedChain([300, 500, null, 1000, 300, 3000, 150, 150, 150], chain)
     for (const b of more) store.appendBlock(b)
     expect((await get(server, '/v1/estimate_gas_price')).body).toBe(reference([...first, ...more], config))

@@ -37,7 +37,30 @@ describe('GET /v1/spec.json', () => {
       '/estimate_gas_price': 'estimate_gas_price',
       '/spec.json': 'spec',
       '/transactions/by_version/{txn_version}': 'get_transaction_by_version',
+      '/gas/estimate': 'get_gas_estimate',
+      '/gas/explain': 'get_gas_explain',
+      '/gas/history': 'get_gas_history',
+      '/gas/inclusion': 'get_gas_inclusion',
+      '/gas/price': 'get_gas_price',
     })
+    const params = (path: string) => doc.paths[path]?.get?.parameters.map((p) => [p.name, p.in, p.required, p.schema.type, p.schema.minimum, p.schema.maximum])
+    expect(params('/gas/inclusion')).toEqual([
+      ['price', 'query', true, 'string', undefined, undefined],
+      ['k', 'query', true, 'integer', 1, 10000],
+    ])
+    expect(params('/gas/price')).toEqual([
+      ['k', 'query', true, 'integer', 1, 10000],
+      ['q', 'query', true, 'number', 0, 1],
+    ])
+    expect(params('/gas/history')).toEqual([['blocks', 'query', false, 'integer', 1, 65535]])
+    const gasSchemas = { '/gas/estimate': 'CalibratedGasEstimate', '/gas/inclusion': 'InclusionProbability', '/gas/price': 'PriceForInclusion', '/gas/explain': 'GasExplain' }
+    for (const [path, name] of Object.entries(gasSchemas)) {
+      const responses = doc.paths[path]?.get?.responses ?? {}
+      expect(Object.keys(responses), path).toEqual(['200', '400', '403', '500', '503'])
+      expect(responses['200']?.content['application/json']?.schema).toEqual({ $ref: `#/components/schemas/${name}` })
+      expect(responses['200']?.headers['X-APTOS-BLOCK-HEIGHT']?.required).toBe(true)
+    }
+    expect(doc.paths['/gas/history']?.get?.responses['200']?.content['application/json']?.schema).toEqual({ type: 'array', items: { $ref: '#/components/schemas/GasHistoryBlock' } })
     const account = doc.paths['/accounts/{address}/transactions']?.get
     expect(account?.parameters.map((p) => [p.name, p.in, p.required, p.schema.type, p.schema.format])).toEqual([
       ['address', 'path', true, 'string', 'hex'],

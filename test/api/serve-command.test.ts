@@ -116,6 +116,49 @@ describe('ledger-gas serve', () => {
     expect(await s.stop()).toBe(0)
   })
 
+  it('--estimator calibrated serves the calibrated prices at /v1/estimate_gas_price, with --calibrated-config’s promises', async () => {
+    const file = join(dir, 'calibrated.json')
+    writeFileSync(file, JSON.stringify({ regular: { k: 2, q: 0.8 }, window: 20 }))
+    const s = await start(['--data', dataFile, '--port', '0', '--estimator', 'calibrated', '--calibrated-config', file])
+    expect(s.err()).toContain('calibrated estimate')
+    const estimate = (await (await fetch(`${s.url}/estimate_gas_price`)).json()) as Record<string, number>
+    const tiers = (await (await fetch(`${s.url}/gas/estimate`)).json()) as Record<string, { price: number; promise: unknown }>
+    expect(estimate).toEqual({ deprioritized_gas_estimate: tiers.deprioritized?.price, gas_estimate: tiers.regular?.price, prioritized_gas_estimate: tiers.prioritized?.price })
+    expect(tiers.regular?.promise).toEqual({ k: 2, q: 0.8 })
+    // No block is full: every calibrated tier is the floor, where the Aptos one bucketed its prioritized tier to 150.
+    expect(estimate.prioritized_gas_estimate).toBe(100)
+    const explain = (await (await fetch(`${s.url}/gas/explain`)).json()) as { calibrated: { window: number } }
+    expect(explain.calibrated.window).toBe(20)
+    expect(await s.stop()).toBe(0)
+    const aptos = await start(['--data', dataFile, '--port', '0', '--estimator', 'aptos', '--calibrated-config', file])
+    expect(aptos.err()).toContain('aptos estimate')
+    expect(await (await fetch(`${aptos.url}/estimate_gas_price`)).text()).toBe('{"deprioritized_gas_estimate":100,"gas_estimate":100,"prioritized_gas_estimate":150}')
+    expect(await aptos.stop()).toBe(0)
+  })
+
+  it('exits 2 with a message for a bad --estimator or --calibrated-config', async () => {
+    const bad = join(dir, 'bad-calibrated.json')
+    writeFileSync(bad, JSON.stringify({ regular: { k: 3, q: 1.5 } }))
+    const unknown = join(dir, 'unknown-calibrated.json')
+    writeFileSync(unknown, JSON.stringify({ promises: [] }))
+    const broken = join(dir, 'broken-calibrated.json')
+    writeFileSync(broken, '{"window": ')
+    const cases: [string[], string][] = [
+      [['--estimator', 'geth'], "ledger-gas serve: --estimator must be one of aptos, calibrated, got 'geth'\n"],
+      [['--estimator'], "Option '--estimator <value>' argument missing"],
+      [['--calibrated-config', bad], `config regular.q: must be a probability strictly between 0 and 1, got 1.5 (in ${bad})`],
+      [['--calibrated-config', unknown], `config promises: unknown key (in ${unknown})`],
+      [['--calibrated-config', broken], `calibrated config file ${broken} is not valid JSON`],
+      [['--calibrated-config', join(dir, 'missing.json')], `cannot read calibrated config file ${join(dir, 'missing.json')}: ENOENT`],
+    ]
+    for (const [args, message] of cases) {
+      const r = await runCli(['serve', '--data', dataFile, '--port', '0', ...args])
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr).toContain(message)
+      expect(r.stderr).not.toMatch(/\n\s+at /)
+    }
+  })
+
   it('refuses bad command lines with a usage error', async () => {
     const bad = [
       ['--data', dataFile, '--db', join(dir, 'x.db')],

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { run } from '../../src/cli/commands/follow.js'
 import type { CliIo } from '../../src/cli/io.js'
 import { runCli } from '../cli/run.js'
-import { delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
+import { calibratedByHeight, delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
 import { startServer } from './helpers/server.js'
 
 const INITIAL = sampleBlocks(750, 800)
@@ -72,8 +72,39 @@ describe('ledger-gas follow', () => {
     expect(await exit).toBe(0)
     expect(t.err()).toContain('backfilling blocks 796..800')
   })
+  it('--estimator calibrated prints the calibrated estimate lines, with --calibrated-config’s promises and --backfill’s span', async () => {
+    const s = await startServer(INITIAL)
+    servers.push(s)
+    const file = join(dir, 'calibrated.json')
+    const calibrated = { prioritized: { k: 2, q: 0.9 }, window: 30 }
+    writeFileSync(file, JSON.stringify(calibrated))
+    const t = io()
+    const exit = run(['--node', s.url, '--estimator', 'calibrated', '--calibrated-config', file, '--backfill', '40', '--interval', '20'], t.cli)
+    await until(() => lines(t.out()).length === 1, 'the first line')
+    for (const b of GROWTH) await s.server.appendBlock(b)
+    await until(() => lines(t.out()).length === 7, 'a line per new block')
+    t.controller.abort()
+    expect(await exit).toBe(0)
+    // --backfill 40 read blocks 761..800: the reference is fed the same ones.
+    const reference = calibratedByHeight(sampleBlocks(761, 806), {}, calibrated)
+    const printed = lines(t.out())
+    expect(printed.map((l) => (JSON.parse(l) as { block_height: string }).block_height)).toEqual(['800', '801', '802', '803', '804', '805', '806'])
+    let differsFromAptos = false
+    for (const l of printed) {
+      const { block_height, epoch, ...estimate } = JSON.parse(l) as Record<string, unknown>
+      expect(JSON.stringify(estimate), l).toBe(reference.get(block_height as string))
+      expect(epoch).toBe(Number(block_height) >= 801 ? '3' : '2')
+      if (JSON.stringify(estimate) !== REFERENCE.get(block_height as string)) differsFromAptos = true
+    }
+    expect(differsFromAptos).toBe(true)
+    expect(t.err()).toContain(`ledger-gas follow: backfilling blocks 761..800 from ${s.url}`)
+    expect(t.err()).toContain('ledger-gas follow: epoch 2 -> 3 at block 801: earlier blocks still count')
+  })
   it.each([
     [[], /missing required option --node/],
+    [['--node', 'http://127.0.0.1:1/v1', '--estimator', 'geth'], /--estimator must be one of aptos, calibrated, got 'geth'/],
+    [['--node', 'http://127.0.0.1:1/v1', '--backfill', '0'], /--backfill must be between 1 and 10000000, got 0/],
+    [['--node', 'http://127.0.0.1:1/v1', '--calibrated-config', 'missing-calibrated.json'], /cannot read calibrated config file missing-calibrated\.json: ENOENT/],
     [['--node', 'localhost:8080'], /--node must be an http\(s\) URL of the node's API, \/v1 included, got 'localhost:8080'/],
     [['--node', 'http://127.0.0.1:1/v1', '--interval', 'soon'], /--interval must be an integer, got 'soon'/],
     [['--node', 'http://127.0.0.1:1/v1', '--nodes', 'x'], /Unknown option '--nodes'/],

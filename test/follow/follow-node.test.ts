@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { gasEstimateToJson, InvalidConfigError } from '../../src/core/index.js'
 import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
-import type { EstimateUpdate, FollowEvent } from '../../src/follow/events.js'
+import { formatFollowEvent, type EstimateUpdate, type FollowEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
-import type { FollowOptions } from '../../src/follow/follow-options.js'
-import { delay, estimatesByHeight, sampleBlocks, until, watchTimers } from './helpers/chain.js'
+import type { FollowMode, FollowOptions } from '../../src/follow/follow-options.js'
+import { calibratedByHeight, delay, estimatesByHeight, sampleBlocks, until, watchTimers } from './helpers/chain.js'
 import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
 
 const SMALL = { low_block_history: 3, market_block_history: 5, aggressive_block_history: 10 }
@@ -12,10 +12,10 @@ const SMALL = { low_block_history: 3, market_block_history: 5, aggressive_block_
 const CHAIN = sampleBlocks(470, 700)
 const REFERENCE = estimatesByHeight(CHAIN, SMALL)
 
-function follow(node: FakeNode, options: Partial<FollowOptions> = {}) {
+function follow<M extends FollowMode = 'aptos'>(node: FakeNode, options: Partial<FollowOptions<M>> = {}) {
   const events: FollowEvent[] = []
   const updates: EstimateUpdate[] = []
-  const f = followNode({
+  const f = followNode<M>({
     url: 'http://node.test/v1',
     fetch: node.fetch,
     config: SMALL,
@@ -136,7 +136,7 @@ describe('followNode: pruned blocks, gaps, falling behind, epochs', () => {
     const node = new FakeNode({ blocks, height: 405 })
     const t = follow(node)
     await t.f.ready
-    expect(t.events.filter((e) => e.type === 'epoch')).toEqual([{ type: 'epoch', block_height: 401, from_epoch: 1, to_epoch: 2 }])
+    expect(t.events.filter((e) => e.type === 'epoch')).toEqual([{ type: 'epoch', block_height: 401, from_epoch: 1, to_epoch: 2, dropped: true }])
     const explain = t.f.explain()
     expect(explain.as_of).toEqual({ block_height: 405, epoch: 2 })
     // Blocks 401–404 count (405 is the skipped newest one).
@@ -237,6 +237,9 @@ describe('followNode: stopping and failing', () => {
     [{ backfillBlocks: 0 }, 'backfillBlocks'],
     [{ retry: { retries: 1.5 } }, 'retry.retries'],
     [{ config: { low_block_history: 0 } }, 'low_block_history'],
+    [{ mode: 'geth' }, 'mode'],
+    [{ mode: 'calibrated', calibrated: { window: 0 } }, 'window'],
+    [{ calibrated: { prioritized: { k: 0 } } }, 'prioritized.k'],
   ] as const)('bad options %j throw InvalidConfigError for %s', (options, key) => {
     const error = (() => {
       try {
@@ -248,5 +251,66 @@ describe('followNode: stopping and failing', () => {
     })()
     expect(error).toBeInstanceOf(InvalidConfigError)
     expect((error as InvalidConfigError).key).toBe(key)
+  })
+})
+
+describe('followNode: calibrated mode', () => {
+  const CAL = { window: 20, regular: { k: 2, q: 0.9 } }
+  const CAL_REFERENCE = calibratedByHeight(CHAIN.slice(495 - 20 + 1 - 470), SMALL, CAL)
+
+  it('backfills the calibrated window, then publishes the calibrated estimate per block; explain and history are the calibrated estimator’s', async () => {
+    const node = fake()
+    const t = follow(node, { mode: 'calibrated', calibrated: CAL })
+    await t.f.ready
+    expect(t.f.mode).toBe('calibrated')
+    expect(blockPaths(node)).toEqual([...Array(20).keys()].map((i) => 476 + i))
+    expect(t.events[0]).toEqual({ type: 'backfill', url: 'http://node.test/v1', from_height: 476, to_height: 495 })
+    node.height = 503
+    await until(() => t.f.asOf?.block_height === 503, 'block 503')
+    const reference = calibratedByHeight(CHAIN.slice(476 - 470, 503 - 470 + 1), SMALL, CAL)
+    expect(t.updates.map((u) => u.block_height)).toEqual([495, 496, 497, 498, 499, 500, 501, 502, 503])
+    for (const u of t.updates) expect(gasEstimateToJson(u.estimate), `block ${u.block_height}`).toBe(reference.get(String(u.block_height)))
+    const explain = t.f.explain()
+    expect(explain).toMatchObject({ as_of: { block_height: 503, epoch: 2 }, window: 20, blocks_ingested: 28 })
+    expect(explain.tiers.regular.promise).toEqual({ k: 2, q: 0.9 })
+    expect(t.f.history().map((b) => Number(b.block_height))).toEqual([...Array(20).keys()].map((i) => 484 + i))
+    expect(t.f.history()[0]).not.toHaveProperty('in_estimate')
+    await t.f.stop()
+  })
+
+  it('backfillBlocks bounds the backfill below the window', async () => {
+    const node = fake()
+    const t = follow(node, { mode: 'calibrated', calibrated: CAL, backfillBlocks: 5 })
+    await t.f.ready
+    expect(blockPaths(node)).toEqual([491, 492, 493, 494, 495])
+    expect(t.f.explain().blocks_ingested).toBe(5)
+    await t.f.stop()
+  })
+
+  it('far behind, starts the calibrated estimator over from the newest span, as the server does', async () => {
+    const node = fake()
+    const t = follow(node, { mode: 'calibrated', calibrated: CAL })
+    await t.f.ready
+    expect(gasEstimateToJson(t.f.estimate())).toBe(CAL_REFERENCE.get('495'))
+    node.height = 650
+    await until(() => t.f.asOf?.block_height === 650, 'block 650')
+    expect(t.skips()).toEqual([{ type: 'skip', from_height: 496, to_height: 630, reason: 'behind', message: '155 blocks behind; the newest 20 decide the estimate' }])
+    expect(t.f.explain().blocks_ingested).toBe(20)
+    expect(gasEstimateToJson(t.f.estimate())).toBe(calibratedByHeight(CHAIN.slice(631 - 470, 650 - 470 + 1), SMALL, CAL).get('650'))
+    expect(t.updates.map((u) => u.block_height)).toEqual([495, 650])
+    await t.f.stop()
+  })
+
+  it('an epoch change is reported as keeping the earlier blocks, which still count', async () => {
+    const blocks = sampleBlocks(380, 420)
+    const node = new FakeNode({ blocks, height: 405 })
+    const t = follow(node, { mode: 'calibrated', calibrated: CAL })
+    await t.f.ready
+    const epoch = t.events.filter((e) => e.type === 'epoch')
+    expect(epoch).toEqual([{ type: 'epoch', block_height: 401, from_epoch: 1, to_epoch: 2, dropped: false }])
+    expect(formatFollowEvent(epoch[0] as FollowEvent)).toBe('epoch 1 -> 2 at block 401: earlier blocks still count')
+    expect(t.f.history()).toHaveLength(20)
+    expect(gasEstimateToJson(t.f.estimate())).toBe(calibratedByHeight(blocks.slice(386 - 380, 405 - 380 + 1), SMALL, CAL).get('405'))
+    await t.f.stop()
   })
 })

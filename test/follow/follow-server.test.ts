@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { gasEstimateToJson } from '../../src/core/index.js'
+import { gasEstimateToJson, stringifyExact } from '../../src/core/index.js'
 import type { EstimateUpdate, FollowEvent } from '../../src/follow/events.js'
 import { followNode, type Follower } from '../../src/follow/follow-node.js'
-import { delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
+import type { FollowMode } from '../../src/follow/follow-options.js'
+import { calibratedByHeight, delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
 import { expectServerEstimate, startServer, type TestServer } from './helpers/server.js'
 
 /**
@@ -13,7 +14,7 @@ const INITIAL = sampleBlocks(650, 790)
 const GROWTH = sampleBlocks(791, 880)
 const REFERENCE = estimatesByHeight([...INITIAL, ...GROWTH])
 
-const open: { f?: Follower; s?: TestServer }[] = []
+const open: { f?: Follower<FollowMode>; s?: TestServer }[] = []
 afterEach(async () => {
   for (const o of open.splice(0)) {
     await o.f?.stop().catch(() => {})
@@ -48,7 +49,7 @@ describe('following this project’s server on 127.0.0.1', () => {
     expect(updates.map((u) => u.block_height)).toEqual([...Array(91).keys()].map((i) => 790 + i))
     for (const u of updates) expect(gasEstimateToJson(u.estimate), `block ${u.block_height}`).toBe(REFERENCE.get(String(u.block_height)))
     expect(new Set(updates.map((u) => gasEstimateToJson(u.estimate))).size).toBeGreaterThan(3)
-    expect(events.filter((e) => e.type === 'epoch')).toEqual([{ type: 'epoch', block_height: 801, from_epoch: 2, to_epoch: 3 }])
+    expect(events.filter((e) => e.type === 'epoch')).toEqual([{ type: 'epoch', block_height: 801, from_epoch: 2, to_epoch: 3, dropped: true }])
     expect(events.filter((e) => e.type === 'skip' || e.type === 'retry')).toEqual([])
   })
 
@@ -75,5 +76,73 @@ describe('following this project’s server on 127.0.0.1', () => {
     expect(events.filter((e) => e.type === 'skip')).toEqual([{ type: 'skip', from_height: 670, to_height: 699, reason: 'pruned', message: 'Block(670) has been pruned' }])
     expect(f.history().map((b) => Number(b.block_height))).toEqual([...Array(91).keys()].map((i) => 700 + i))
     expect(gasEstimateToJson(f.estimate())).toBe(estimatesByHeight(sampleBlocks(700, 790)).get('790'))
+  })
+})
+
+/** The server's `/v1/gas/estimate`, `/v1/gas/explain` and `/v1/estimate_gas_price`, read in that order. */
+async function serverCalibrated(s: TestServer) {
+  const estimate = (await (await fetch(`${s.url}/gas/estimate`)).json()) as { as_of: { block_height: number }; deprioritized: { price: number }; regular: { price: number }; prioritized: { price: number } }
+  const explain = await (await fetch(`${s.url}/gas/explain`)).text()
+  const served = await (await fetch(`${s.url}/estimate_gas_price`)).text()
+  return { estimate, explain, served }
+}
+
+describe('following this project’s server in calibrated mode', () => {
+  it('when both ingested the same blocks (the server’s ledger starts at 650, within the default window, so both read 650 on), the follower’s estimate and explain equal the server’s /v1/gas/estimate and /v1/gas/explain at the same height while the chain grows', async () => {
+    const s = await startServer(INITIAL, 'X-NODE-', {}, { estimatorMode: 'calibrated' })
+    const updates: EstimateUpdate[] = []
+    const events: FollowEvent[] = []
+    const f = followNode({ url: s.url, mode: 'calibrated', intervalMs: 20, onEstimate: (u) => updates.push(u), onEvent: (e) => events.push(e) })
+    open.push({ f, s })
+    await f.ready
+    expect(events[0]).toMatchObject({ type: 'backfill', from_height: 650, to_height: 790 })
+    const reference = calibratedByHeight([...INITIAL, ...GROWTH])
+
+    const compare = async (h: number) => {
+      const server = await serverCalibrated(s)
+      expect(server.estimate.as_of.block_height).toBe(h)
+      expect(f.asOf?.block_height).toBe(h)
+      const mine = f.estimate()
+      expect([server.estimate.deprioritized.price, server.estimate.regular.price, server.estimate.prioritized.price], `block ${h}`).toEqual([mine.deprioritized_gas_estimate, mine.gas_estimate, mine.prioritized_gas_estimate])
+      expect(server.served).toBe(gasEstimateToJson(mine))
+      expect(server.explain).toContain(`,"calibrated":${stringifyExact(f.explain())}}`)
+    }
+    await compare(790)
+    let compared = 1
+    for (const block of GROWTH) {
+      await s.server.appendBlock(block)
+      await delay(8)
+      const h = Number(block.block_height)
+      if (h % 15 === 0 || h === 880) {
+        await until(() => f.asOf?.block_height === h, `the follower at block ${h}`)
+        await compare(h)
+        compared++
+      }
+    }
+    expect(compared).toBe(8)
+    expect(updates.map((u) => u.block_height)).toEqual([...Array(91).keys()].map((i) => 790 + i))
+    for (const u of updates) expect(gasEstimateToJson(u.estimate), `block ${u.block_height}`).toBe(reference.get(String(u.block_height)))
+    // The calibrated estimate moves through the congestion of 793–828, and it is not the Aptos one.
+    expect(new Set(updates.map((u) => gasEstimateToJson(u.estimate))).size).toBeGreaterThan(3)
+    const aptos = estimatesByHeight([...INITIAL, ...GROWTH])
+    expect(updates.some((u) => gasEstimateToJson(u.estimate) !== aptos.get(String(u.block_height)))).toBe(true)
+    // The calibrated estimator keeps its blocks across the epoch change.
+    expect(events.filter((e) => e.type === 'epoch')).toEqual([{ type: 'epoch', block_height: 801, from_epoch: 2, to_epoch: 3, dropped: false }])
+    expect(f.history()).toHaveLength(231)
+  })
+
+  it('a follower that ingested fewer blocks (bounded backfill: 741 on, the server 650 on) differs from the server in history and coverage: equality needs the same blocks', async () => {
+    const s = await startServer(INITIAL)
+    const f = followNode({ url: s.url, mode: 'calibrated', backfillBlocks: 50, intervalMs: 20 })
+    open.push({ f, s })
+    await f.ready
+    expect(f.history().map((b) => Number(b.block_height))).toEqual([...Array(50).keys()].map((i) => 741 + i))
+    const server = (await (await fetch(`${s.url}/gas/explain`)).json()) as { calibrated: { blocks_ingested: number; tiers: { regular: { coverage: { evaluated: number } } } } }
+    const mine = f.explain()
+    expect(server.calibrated.blocks_ingested).toBe(141)
+    expect(mine.blocks_ingested).toBe(50)
+    expect(mine.tiers.regular.coverage.evaluated).toBe(47)
+    expect(server.calibrated.tiers.regular.coverage.evaluated).toBe(138)
+    expect(gasEstimateToJson(f.estimate())).toBe(calibratedByHeight(sampleBlocks(741, 790)).get('790'))
   })
 })

@@ -170,3 +170,13 @@ export class ChainBuilder {
 export function clone<T>(value: T): T {
   return structuredClone(value)
 }
+
+/**
+ * Blocks of `chain`, one per entry of `prices`: three user txns whose cheapest pays the price
+ * (full under `full_block_txns: 3`), or none for `null`.
+ */
+export function pricedChain(prices: readonly (number | bigint | null)[], chain = new ChainBuilder()): BlockJson[] {
+  return prices.map((p, i) =>
+    chain.block({ users: p === null ? [] : [{ sender: 10 + i, gas_unit_price: p }, { sender: 500 + i, gas_unit_price: BigInt(p) + 7n }, { sender: 900 + i, gas_unit_price: BigInt(p) + 50n }] }),
+  )
+}

@@ -2,13 +2,14 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
+import { ESTIMATOR_MODES } from '../../api/estimate-feed.js'
 import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import { SqliteStore } from '../../ledger/sqlite-store.js'
 import type { LedgerStore } from '../../ledger/store.js'
-import { intFlag, parseFlags } from '../args.js'
-import { loadConfigFile } from '../config-file.js'
+import { choiceFlag, intFlag, parseFlags } from '../args.js'
+import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
@@ -18,17 +19,26 @@ const SHUTDOWN_GRACE_MS = 10_000
 
 const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
+                        [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
 
 Serves the Chain Ledger Read API under /v1: account transactions, transactions by version,
-the gas price estimate, ledger info, blocks by height and the OpenAPI document (/v1/spec.json).
+the gas price estimate, ledger info, blocks by height, the calibrated estimate and fee history
+(/v1/gas/estimate, /inclusion, /price, /history, /explain) and the OpenAPI document
+(/v1/spec.json).
 
   --data FILE.jsonl     chain file loaded into memory (default: the bundled data/chain.jsonl)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
-  --config FILE.json    estimator configuration (Aptos key names)
+  --config FILE.json    estimator configuration (Aptos key names); block pricing and floor of both estimators
+  --estimator MODE      what /v1/estimate_gas_price answers: aptos (the node's algorithm) or
+                        calibrated (tiers that promise inclusion within k blocks with probability q)
+                        (default aptos)
+  --calibrated-config FILE.json
+                        promises, window and learning rate of the calibrated estimator, e.g.
+                        {"regular": {"k": 3, "q": 0.9}, "window": 1000}
   --store-timeout MS    deadline of an asynchronous store read; past it → 503 (default ${DEFAULT_STORE_TIMEOUT_MS})
   --request-timeout MS  time a client has to send its request; past it → 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})
   --max-url-length N    longest URL answered; longer → 414 (default ${DEFAULT_MAX_URL_LENGTH})
@@ -76,6 +86,8 @@ export const run: Command = async (args, io) => {
     host: { type: 'string' },
     'header-prefix': { type: 'string' },
     config: { type: 'string', short: 'c' },
+    estimator: { type: 'string' },
+    'calibrated-config': { type: 'string' },
     'store-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
     'max-url-length': { type: 'string' },
@@ -92,7 +104,9 @@ export const run: Command = async (args, io) => {
     requestTimeoutMs: intFlag(flags['request-timeout'], 'request-timeout', DEFAULT_REQUEST_TIMEOUT_MS, 1, 2 ** 31 - 1),
     maxUrlLength: intFlag(flags['max-url-length'], 'max-url-length', DEFAULT_MAX_URL_LENGTH, 1, 16 * 1024),
   }
+  const estimatorMode = choiceFlag(flags.estimator, 'estimator', ESTIMATOR_MODES, 'aptos')
   const config = await loadConfigFile(flags.config)
+  const calibrated = await loadCalibratedConfigFile(flags['calibrated-config'])
   const root = packageRoot()
 
   let store: LedgerStore
@@ -109,11 +123,11 @@ export const run: Command = async (args, io) => {
   }
   try {
     const version = root === undefined ? undefined : (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version
-    const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
+    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
     const address = await server.listen({ port, host })
     const info = await store.ledgerInfo()
     const extent = info === null ? 'empty ledger' : `blocks ${info.oldest_block_height}..${info.block_height}`
-    io.stderr.write(`ledger-gas serve: listening on ${address}/v1 (${extent} from ${source})\n`)
+    io.stderr.write(`ledger-gas serve: listening on ${address}/v1 (${extent} from ${source}; ${estimatorMode} estimate)\n`)
     await new Promise<void>((resolve) => {
       if (io.signal.aborted) resolve()
       else io.signal.addEventListener('abort', () => resolve(), { once: true })

@@ -27,6 +27,14 @@ export function schemaFor(url: string, status: number): string | null {
   if (path.startsWith('/v1/transactions/by_version/')) return 'Transaction'
   if (path.startsWith('/v1/estimate_gas_price')) return 'GasEstimation'
   if (path.startsWith('/v1/blocks/by_height/')) return 'Block'
+  const gas: Record<string, string> = {
+    '/v1/gas/estimate': 'CalibratedGasEstimate',
+    '/v1/gas/inclusion': 'InclusionProbability',
+    '/v1/gas/price': 'PriceForInclusion',
+    '/v1/gas/history': 'GasHistoryBlock[]',
+    '/v1/gas/explain': 'GasExplain',
+  }
+  if (path.replace(/\/$/, '') in gas) return gas[path.replace(/\/$/, '')] as string
   return null
 }
 

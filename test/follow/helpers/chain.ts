@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { vi } from 'vitest'
-import { createEstimator, gasEstimateToJson, type EstimatorConfigInput } from '../../../src/core/index.js'
+import { createCalibratedEstimator, createEstimator, gasEstimateToJson, type CalibratedConfigInput, type EstimatorConfigInput } from '../../../src/core/index.js'
 import { parseBlockJson } from '../../../src/ledger/parse-block.js'
 import type { BlockJson } from '../../../src/ledger/types.js'
 
@@ -24,6 +24,17 @@ export function sampleBlocks(from: number, to: number): BlockJson[] {
  */
 export function estimatesByHeight(blocks: readonly BlockJson[], config: EstimatorConfigInput = {}): Map<string, string> {
   const e = createEstimator(config)
+  const out = new Map<string, string>()
+  for (const b of blocks) {
+    e.ingest(parseBlockJson(b))
+    out.set(b.block_height, gasEstimateToJson(e.estimate()))
+  }
+  return out
+}
+
+/** `estimatesByHeight` for the calibrated estimator: its estimate after each block, fed in order from the first. */
+export function calibratedByHeight(blocks: readonly BlockJson[], config: EstimatorConfigInput = {}, calibrated: CalibratedConfigInput = {}): Map<string, string> {
+  const e = createCalibratedEstimator(config, calibrated)
   const out = new Map<string, string>()
   for (const b of blocks) {
     e.ingest(parseBlockJson(b))

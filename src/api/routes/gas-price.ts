@@ -1,0 +1,51 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
+import { stringifyExact } from '../../core/wire.js'
+import { JSON_TYPE, readEstimators, readLedger, type ApiContext } from '../context.js'
+import type { ApiRoute } from '../openapi.js'
+import { PARAM } from '../params.js'
+import { object, ref } from '../schema/ref.js'
+import { checkK, checkQ } from './gas-params.js'
+import { responses } from './responses.js'
+
+/**
+ * `GET /v1/gas/price?k=K&q=Q`: the least gas unit price that would have been included within
+ * `k` blocks at a share of at least `q` of the calibrated estimator's newest `window`
+ * submission points (at least the minimum gas unit price), `null` before `k` blocks.
+ * O(window log window).
+ */
+export function gasPriceRoute(ctx: ApiContext): ApiRoute {
+  return {
+    method: 'GET',
+    url: '/gas/price',
+    schema: {
+      operationId: 'get_gas_price',
+      summary: 'Gas price for a promise',
+      description:
+        'The least gas unit price that would have been included within k blocks at a share of at least q of the recent submission points (the empirical q-quantile of the k-block minimum cutoffs within the calibrated window, at least the minimum gas unit price). Empirical, not calibrated: the tiers of /gas/estimate learn online to keep their promises.',
+      tags: ['Gas'],
+      querystring: object(
+        {
+          k: { ...PARAM.u16, minimum: 1, maximum: MAX_PROMISE_K, description: `Blocks within which inclusion is wanted, 1 to ${MAX_PROMISE_K}` },
+          q: { ...PARAM.decimal, minimum: 0, maximum: 1, description: 'Wanted share of inclusion, strictly between 0 and 1 (a plain decimal such as 0.95)' },
+        },
+        ['k', 'q'],
+      ),
+      response: responses(ref('PriceForInclusion'), [400, 403, 500, 503]),
+    },
+    async handler(request: FastifyRequest, reply: FastifyReply) {
+      const query = request.query as { k: number; q: number }
+      const k = checkK(query.k)
+      const q = checkQ(query.q)
+      const info = await readLedger(ctx, reply)
+      const answer = await readEstimators(ctx, info, (view) => {
+        const e = view.calibrated
+        // The submission points of the newest `window` blocks whose next k blocks are known (what priceFor reads).
+        const samples = Math.max(0, Math.min(e.blocksIngested, e.calibrated.window) - k + 1)
+        return { k, q, price: e.priceFor(k, q), samples }
+      })
+      reply.header('content-type', JSON_TYPE)
+      return stringifyExact(answer)
+    },
+  }
+}
