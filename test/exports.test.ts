@@ -112,17 +112,20 @@ describe('public exports', () => {
     expect(Object.keys(sim).sort()).toMatchInlineSnapshot(`
       [
         "CHAIN_DEFAULTS",
+        "CONGESTED_SCENARIOS",
         "DEFAULT_LIMITS",
         "EMPTY_EVENT_ROOT_HASH",
         "ORDERLESS_SEQUENCE_NUMBER",
         "REGIMES",
         "REGIME_PROFILES",
+        "SAMPLE_CHAIN",
         "SCENARIOS",
         "chainLines",
         "createRng",
         "demandAt",
         "generateChain",
         "resolveChainOptions",
+        "targetFullShare",
       ]
     `)
   })
