@@ -138,6 +138,7 @@ describe('public exports', () => {
         "demandAt",
         "generateChain",
         "resolveChainOptions",
+        "targetFullShare",
       ]
     `)
   })

@@ -66,7 +66,7 @@ const LEVEL = Object.freeze({
   sigma: 0.08,
 })
 
-/** Arrivals of a segment as a multiple of its profile's, drawn per segment (inclusive, uniform). */
+/** Arrivals of a segment as a multiple of its profile's, drawn per segment (uniform in [lo, hi)). */
 const SCALE: Readonly<Partial<Record<Regime, readonly [number, number]>>> = Object.freeze({
   busy: [0.8, 1.2],
   congested: [1, 1.3],

@@ -12,9 +12,10 @@ const NUM_RUNS = fcRuns(0.5)
 /**
  * Small chains over every option that changes structure: any seed (up to 2^53 - 1), any
  * scenario, short epochs, a checkpoint prefix, few accounts (senders give up), a start offset.
- * Short chains of `calm`, `surge` and `mixed` are calm; `sustained` ones are congested from the
- * first block, which exercises the gas limit, expiry and give-ups (long runs of every regime
- * are in generate-chain.test.ts).
+ * Short chains of `calm`, `surge`, `mixed` and `switching` are calm, those of `congested-N`
+ * busy and then congested; `sustained` ones are congested from the first block, which
+ * exercises the gas limit, expiry and give-ups (long runs of every regime are in
+ * generate-chain.test.ts and congested-scenarios.test.ts).
  */
 const optionsArb: fc.Arbitrary<ChainOptionsInput> = fc.record({
   blocks: fc.integer({ min: 0, max: 60 }),

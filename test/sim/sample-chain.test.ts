@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { resolveConfig } from '../../src/core/config.js'
+import { priceBlock } from '../../src/core/price-block.js'
+import { parseBlockJson } from '../../src/ledger/parse-block.js'
+import { generateChain, REGIMES, SAMPLE_CHAIN, type Regime } from '../../src/sim/index.js'
 import { runCli } from '../cli/run.js'
 
 const DATA = fileURLToPath(new URL('../../data/', import.meta.url))
@@ -16,6 +20,23 @@ function readmeCommand(): string[] {
 }
 
 describe('data/chain.jsonl', () => {
+  it('data/README.md states the generate command of SAMPLE_CHAIN', () => {
+    expect(readmeCommand()).toEqual([
+      '--blocks',
+      String(SAMPLE_CHAIN.blocks),
+      '--seed',
+      String(SAMPLE_CHAIN.seed),
+      '--scenario',
+      SAMPLE_CHAIN.scenario,
+      '--epoch-blocks',
+      String(SAMPLE_CHAIN.epoch_blocks),
+      '--checkpoint-epochs',
+      String(SAMPLE_CHAIN.checkpoint_epochs),
+      '--output',
+      'data/chain.jsonl',
+    ])
+  })
+
   it('is what the command in data/README.md writes, and its SHA-256 is the one stated there', async () => {
     const args = readmeCommand()
     const at = args.indexOf('--output')
@@ -30,9 +51,28 @@ describe('data/chain.jsonl', () => {
     expect(committed).toBe(stated)
   }, 60_000)
 
-  it('states its size and stays within the size budget (25 MB)', () => {
+  it('states its size and stays within the size budget (15 MB)', () => {
     const size = statSync(`${DATA}chain.jsonl`).size
-    expect(size).toBeLessThanOrEqual(25_000_000)
+    expect(size).toBeLessThanOrEqual(15_000_000)
     expect(readme).toContain(`| Size | ${size.toLocaleString('en-US')} bytes |`)
   })
+
+  it('visits every regime; its congested blocks are full and their cheapest prices spread above the minimum', () => {
+    const config = resolveConfig()
+    const blocks = new Map<Regime, number>()
+    const cutoffs: number[] = []
+    let congestedFull = 0
+    for (const g of generateChain(SAMPLE_CHAIN)) {
+      blocks.set(g.regime, (blocks.get(g.regime) ?? 0) + 1)
+      if (g.regime !== 'congested' || !priceBlock(parseBlockJson(g.block), config).full) continue
+      congestedFull++
+      cutoffs.push(Math.min(...g.block.transactions.flatMap((t) => (t.type === 'user_transaction' ? [Number(t.gas_unit_price)] : []))))
+    }
+    expect([...blocks.keys()].sort()).toEqual([...REGIMES].sort())
+    expect(blocks.get('congested')).toBeGreaterThanOrEqual(150)
+    expect(congestedFull / blocks.get('congested')!).toBeGreaterThanOrEqual(0.95)
+    cutoffs.sort((a, b) => a - b)
+    expect(cutoffs[cutoffs.length >> 1]).toBeGreaterThanOrEqual(200)
+    expect(new Set(cutoffs).size).toBeGreaterThan(cutoffs.length / 2)
+  }, 60_000)
 })

@@ -9,9 +9,10 @@ const CHAIN = fileURLToPath(new URL('../../../data/chain.jsonl', import.meta.url
 let lines: string[] | undefined
 
 /**
- * Blocks `from..to` (inclusive) of the sample chain (heights 1–2000, epochs of 400 blocks; a
- * sustained congestion at 793–828 moves the estimate, surges at 481 and 1273 bring 300-txn
- * blocks). Each call parses fresh objects, so a test may not change another's.
+ * Blocks `from..to` (inclusive) of the sample chain (heights 1–2000, epochs of 400 blocks;
+ * congested stretches at 609–642, 1421–1448, 1527–1626 and 1863–1884 and a sustained one at
+ * 564–575 move the estimate, a surge at 981 brings 300-txn blocks). Each call parses fresh
+ * objects, so a test may not change another's.
  */
 export function sampleBlocks(from: number, to: number): BlockJson[] {
   lines ??= readFileSync(CHAIN, 'utf8').split('\n')
