@@ -133,7 +133,6 @@ describe('public exports', () => {
         "SAMPLE_CHAIN",
         "SCENARIOS",
         "chainLines",
-        "congestedShare",
         "createRng",
         "demandAt",
         "generateChain",
