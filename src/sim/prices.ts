@@ -46,6 +46,7 @@ export function sampleGasUnitPrice(rng: Rng, habit: PriceHabit): number {
   if ((x -= mix.min) < 0) return MIN_GAS_UNIT_PRICE
   if ((x -= mix.fast) < 0) return 150
   if ((x -= mix.buckets) < 0) return BUCKET_CHOICES[rng.int(BUCKET_CHOICES.length)] as number
+  // eslint-disable-next-line no-useless-assignment -- each branch subtracts its share alike; the last x is only compared
   if ((x -= mix.between) < 0) return BETWEEN_CHOICES[rng.int(BETWEEN_CHOICES.length)] as number
   return Math.min(TAIL_CAP, Math.round(pareto(rng, 1000, 1.1)))
 }

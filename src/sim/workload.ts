@@ -70,6 +70,7 @@ export function pickClass(rng: Rng, mix: WorkloadMix): WorkloadClass {
   let x = rng.float() * (mix.light + mix.medium + mix.heavy + mix.hot)
   if ((x -= mix.light) < 0) return 'light'
   if ((x -= mix.medium) < 0) return 'medium'
+  // eslint-disable-next-line no-useless-assignment -- each branch subtracts its share alike; the last x is only compared
   if ((x -= mix.heavy) < 0) return 'heavy'
   return 'hot'
 }

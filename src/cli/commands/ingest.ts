@@ -49,7 +49,7 @@ export const run: Command = async (args, io) => {
   const maxLineBytes = intFlag(flags['max-line-bytes'], 'max-line-bytes', DEFAULT_MAX_LINE_BYTES, 1)
   const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
   if (input !== '-') {
-    let isFile = false
+    let isFile: boolean
     try {
       isFile = statSync(input).isFile()
     } catch (error) {
