@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 // What a user gets from `npm pack` (and so from `npm publish` or an install from git, which run
-// the same prepack build): the tarball is installed into an empty project from the local npm
+// the same `prepare` build): the tarball is installed into an empty project from the local npm
 // cache and used only through its package name and its bin, as a stranger would.
 
 const root = join(import.meta.dirname, '../..')
@@ -77,7 +77,7 @@ function filesUnder(dir: string): string[] {
 }
 
 beforeAll(async () => {
-  // `npm pack` runs prepack (the tsup build) first; nothing is built by hand here.
+  // `npm pack` runs `prepare` (the tsup build) first; nothing is built by hand here.
   await sh('npm', ['pack', '--pack-destination', work, '--loglevel=error'], root)
   const tarball = join(work, `${manifest.name}-${manifest.version}.tgz`)
   mkdirSync(app)
