@@ -14,7 +14,9 @@ export default defineConfig({
   format: ['esm'],
   target: 'node20',
   dts: { entry: libraryEntries },
-  sourcemap: true,
+  // No source maps: the output is unminified ESM that reads like the source, and maps with their
+  // sources would more than double the package.
+  sourcemap: false,
   clean: true,
   splitting: true,
 })

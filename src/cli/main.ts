@@ -5,6 +5,7 @@ import { LedgerGasError } from '../core/errors.js'
 import { UsageError } from './errors.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import type { CliIo, Command } from './io.js'
+import { packageVersion } from './package-info.js'
 
 /** Subcommands, loaded on use so `serve` does not pay for `backtest` and the reverse. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
@@ -19,7 +20,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
 
 const USAGE = `usage: ledger-gas <command> [options]\n\ncommands:\n${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`)
-  .join('\n')}\n\nRun 'ledger-gas <command> --help' for a command's options.\n`
+  .join('\n')}\n\noptions:\n  -h, --help     print this help\n  -v, --version  print the version\n\nRun 'ledger-gas <command> --help' for a command's options.\n`
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -27,6 +28,10 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h') {
     ;(name === undefined ? io.stderr : io.stdout).write(USAGE)
     return name === undefined ? EXIT.usage : EXIT.ok
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(`${packageVersion() ?? 'unknown'}\n`)
+    return EXIT.ok
   }
   const command = COMMANDS[name]
   try {

@@ -57,6 +57,7 @@ export function sampleGasUnitPrice(rng: Rng, habit: PriceHabit, level = MIN_GAS_
   if ((x -= mix.min) < 0) return MIN_GAS_UNIT_PRICE
   if ((x -= mix.fast) < 0) return 150
   if ((x -= mix.buckets) < 0) return BUCKET_CHOICES[rng.int(BUCKET_CHOICES.length)] as number
+  // eslint-disable-next-line no-useless-assignment -- each branch subtracts its share alike; the last x is only compared
   if ((x -= mix.between) < 0) return BETWEEN_CHOICES[rng.int(BETWEEN_CHOICES.length)] as number
   return Math.min(TAIL_CAP, Math.round(pareto(rng, 1000, 1.1)))
 }
@@ -66,6 +67,7 @@ function sampleBid(rng: Rng, level: number): number {
   if ((x -= BIDDING.min) < 0) return MIN_GAS_UNIT_PRICE
   if ((x -= BIDDING.fast) < 0) return 150
   if ((x -= BIDDING.buckets) < 0) return BUCKET_CHOICES[rng.int(BUCKET_CHOICES.length)] as number
-  if ((x -= BIDDING.tail) < 0) return Math.min(TAIL_CAP, Math.round(pareto(rng, 1000, 1.1)))
+  // the last share is only compared (x - t < 0 exactly when x < t, so the draws are unchanged)
+  if (x < BIDDING.tail) return Math.min(TAIL_CAP, Math.round(pareto(rng, 1000, 1.1)))
   return Math.max(MIN_GAS_UNIT_PRICE, Math.round(level * Math.exp(BIDDING.sigma * standardNormal(rng))))
 }

@@ -7,6 +7,9 @@ import type { ChainOptionsInput } from './options.js'
  * least 150 blocks congested and stay under 15 MB (congested blocks are the large ones). Epochs
  * of 400 blocks give five; the first ends its blocks with state checkpoints, like old history.
  *
+ * `serve` regenerates the chain from these when the file is not there (an installed package
+ * does not ship it).
+ *
  * @example [...chainLines(SAMPLE_CHAIN)].join('') // the bytes of data/chain.jsonl
  */
 export const SAMPLE_CHAIN = Object.freeze({

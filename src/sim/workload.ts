@@ -89,7 +89,8 @@ export function pickClass(rng: Rng, mix: WorkloadMix): WorkloadClass {
   if ((x -= mix.light) < 0) return 'light'
   if ((x -= mix.medium) < 0) return 'medium'
   if ((x -= mix.heavy) < 0) return 'heavy'
-  if ((x -= mix.hot) < 0 || mix.batch === 0) return 'hot'
+  // the last share is only compared (x - t < 0 exactly when x < t, so the draws are unchanged)
+  if (x < mix.hot || mix.batch === 0) return 'hot'
   return 'batch'
 }
 

@@ -46,7 +46,10 @@ function meanRun(flags: readonly boolean[]): number {
   let run = 0
   for (const f of [...flags, false]) {
     if (f) run++
-    else if (run > 0) runs.push(run), (run = 0)
+    else if (run > 0) {
+      runs.push(run)
+      run = 0
+    }
   }
   return runs.reduce((a, b) => a + b, 0) / runs.length
 }

@@ -15,7 +15,10 @@ function stretches(ds: readonly BlockDemand[], regime: Regime): number[] {
   let run = 0
   for (const d of ds) {
     if (d.regime === regime) run++
-    else if (run > 0) runs.push(run), (run = 0)
+    else if (run > 0) {
+      runs.push(run)
+      run = 0
+    }
   }
   if (run > 0) runs.push(run)
   return runs

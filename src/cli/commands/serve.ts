@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
 import { ESTIMATOR_MODES } from '../../api/estimate-feed.js'
 import { createServer } from '../../api/server.js'
@@ -13,6 +12,8 @@ import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
+import { packageRoot, packageVersion } from '../package-info.js'
+import { openSampleLedger } from '../sample-ledger.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -27,7 +28,8 @@ the gas price estimate, ledger info, blocks by height, the calibrated estimate a
 (/v1/gas/estimate, /inclusion, /price, /history, /explain) and the OpenAPI document
 (/v1/spec.json).
 
-  --data FILE.jsonl     chain file loaded into memory (default: the bundled data/chain.jsonl)
+  --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
+                        in a clone, else regenerated in memory from its seed)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
@@ -46,21 +48,6 @@ the gas price estimate, ledger info, blocks by height, the calibrated estimate a
 Stops on SIGINT/SIGTERM: stops accepting connections, lets in-flight requests finish (at
 most ${SHUTDOWN_GRACE_MS / 1000} s, then closes what is left) and exits 0.
 `
-
-/**
- * The package root: the nearest directory above this module whose package.json is ledger-gas's
- * (the same from src/ under tsx and from a dist/ chunk), not the working directory.
- */
-function packageRoot(): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (;;) {
-    const manifest = join(dir, 'package.json')
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'ledger-gas') return dir
-    const up = dirname(dir)
-    if (up === dir) return undefined
-    dir = up
-  }
-}
 
 /** The commit of the package's checkout, when it is one (`git_hash` of `GET /v1`). */
 function gitHash(root: string | undefined): string | undefined {
@@ -115,14 +102,17 @@ export const run: Command = async (args, io) => {
     await checkInput(flags.db, 'db')
     store = SqliteStore.open(flags.db, { readonly: true })
     source = flags.db
+  } else if (flags.data !== undefined) {
+    await checkInput(flags.data, 'data')
+    store = await MemoryStore.fromJsonLines(flags.data)
+    source = flags.data
   } else {
-    if (flags.data === undefined && root === undefined) throw new UsageError('cannot find the bundled data/chain.jsonl (no ledger-gas package root above this module); pass --data or --db')
-    source = flags.data ?? join(root as string, 'data', 'chain.jsonl')
-    await checkInput(source, 'data')
-    store = await MemoryStore.fromJsonLines(source)
+    const sample = await openSampleLedger(root)
+    store = sample.store
+    source = sample.source
   }
   try {
-    const version = root === undefined ? undefined : (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version
+    const version = packageVersion(root)
     const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
     const address = await server.listen({ port, host })
     const info = await store.ledgerInfo()

@@ -1,0 +1,28 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * The package root: the nearest directory above this module whose package.json is ledger-gas's
+ * (the same from src/ under tsx and from a dist/ chunk of an installed package), not the working
+ * directory.
+ */
+export function packageRoot(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    const manifest = join(dir, 'package.json')
+    if (existsSync(manifest) && readManifest(manifest).name === 'ledger-gas') return dir
+    const up = dirname(dir)
+    if (up === dir) return undefined
+    dir = up
+  }
+}
+
+/** The `version` of ledger-gas's package.json, or undefined when no package root is found. */
+export function packageVersion(root = packageRoot()): string | undefined {
+  return root === undefined ? undefined : readManifest(join(root, 'package.json')).version
+}
+
+function readManifest(path: string): { name?: string; version?: string } {
+  return JSON.parse(readFileSync(path, 'utf8')) as { name?: string; version?: string }
+}

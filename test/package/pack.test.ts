@@ -1,0 +1,163 @@
+import { execFile, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+// What a user gets from `npm pack` (and so from `npm publish` or an install from git, which run
+// the same `prepare` build): the tarball is installed into an empty project from the local npm
+// cache and used only through its package name and its bin, as a stranger would.
+
+const root = join(import.meta.dirname, '../..')
+interface Manifest {
+  name: string
+  version: string
+  license: string
+  engines: Record<string, string>
+  bin: Record<string, string>
+  dependencies: Record<string, string>
+  exports: Record<string, { types: string; import: string }>
+}
+interface LockEntry {
+  version?: string
+  resolved?: string
+  dev?: boolean
+  devOptional?: boolean
+}
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest
+const work = mkdtempSync(join(tmpdir(), 'ledger-gas-pack-'))
+const app = join(work, 'app')
+const installed = join(app, 'node_modules', manifest.name)
+const bin = join(app, 'node_modules', '.bin', 'ledger-gas')
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+/** The environment of child processes: the test runner's own NODE_OPTIONS are not a user's. */
+const env = { ...process.env, NODE_OPTIONS: '' }
+
+async function sh(command: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await promisify(execFile)(command, args, { cwd, env, maxBuffer: 64 << 20 })
+  } catch (error) {
+    const e = error as Error & { stdout?: string; stderr?: string }
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: error })
+  }
+}
+
+/**
+ * A lock for an empty project depending on the tarball alone: the tarball's entry plus this
+ * project's locked production packages (same paths, since they hoist the same way), each with
+ * the registry URL npm would record. `npm ci --offline` then takes every package from the npm
+ * cache that this project's own `npm ci` filled, and installs the versions the tests ran with.
+ */
+function offlineLock(tarball: string): object {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`
+  const spec = `file:${relative(app, tarball)}`
+  const packages: Record<string, object> = {
+    '': { name: 'app', dependencies: { [manifest.name]: spec } },
+    [`node_modules/${manifest.name}`]: { version: manifest.version, resolved: spec, integrity, license: manifest.license, dependencies: manifest.dependencies, bin: manifest.bin, engines: manifest.engines },
+  }
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path === '' || entry.dev === true || entry.devOptional === true) continue
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
+    const file = `${name.split('/').pop()}-${entry.version}.tgz`
+    packages[path] = { ...entry, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${file}` }
+  }
+  return { name: 'app', lockfileVersion: 3, requires: true, packages }
+}
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)))
+    .sort()
+}
+
+beforeAll(async () => {
+  // `npm pack` runs `prepare` (the tsup build) first; nothing is built by hand here.
+  await sh('npm', ['pack', '--pack-destination', work, '--loglevel=error'], root)
+  const tarball = join(work, `${manifest.name}-${manifest.version}.tgz`)
+  mkdirSync(app)
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { [manifest.name]: `file:${relative(app, tarball)}` } }))
+  writeFileSync(join(app, 'package-lock.json'), JSON.stringify(offlineLock(tarball)))
+  // Install scripts are skipped: the only one is better-sqlite3's native build (minutes, and not
+  // this package's); its module loads the addon only when a database is opened, which no check
+  // here does.
+  await sh('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], app).catch((error: Error) => {
+    throw new Error(`${error.message}\n(the install takes every package from the npm cache: run 'npm ci' in the repository first)`, { cause: error })
+  })
+}, 300_000)
+
+describe('the package from npm pack, installed into an empty project', () => {
+  it('holds dist/, the README, LICENSE, CHANGELOG and package.json only: no data file, no source maps, dist/ at most 1.5 MiB', () => {
+    const files = filesUnder(installed)
+    expect(files.filter((f) => !f.startsWith('dist/'))).toEqual(['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'])
+    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('data/') || f.startsWith('src/'))).toEqual([])
+    const distBytes = files.filter((f) => f.startsWith('dist/')).reduce((sum, f) => sum + statSync(join(installed, f)).size, 0)
+    expect(distBytes).toBeGreaterThan(0)
+    expect(distBytes).toBeLessThanOrEqual(1.5 * 1024 * 1024)
+    for (const entry of Object.values(manifest.exports)) expect(files).toEqual(expect.arrayContaining([entry.import.slice(2), entry.types.slice(2)]))
+  })
+
+  it('every entry point imports in plain Node and exports the same names as its source module', { timeout: 60_000 }, async () => {
+    const specifiers = Object.keys(manifest.exports).map((key) => (key === '.' ? manifest.name : `${manifest.name}${key.slice(1)}`))
+    expect(specifiers).toEqual(['ledger-gas', 'ledger-gas/core', 'ledger-gas/server', 'ledger-gas/replay', 'ledger-gas/sim', 'ledger-gas/follow'])
+    const script = 'const out = {}; for (const s of process.argv.slice(1)) out[s] = Object.keys(await import(s)).sort(); console.log(JSON.stringify(out))'
+    const { stdout } = await sh(process.execPath, ['--input-type=module', '-e', script, ...specifiers], app)
+    const built = JSON.parse(stdout) as Record<string, string[]>
+    for (const [key, entry] of Object.entries(manifest.exports)) {
+      const source = join(root, entry.import.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'))
+      const names = Object.keys((await import(source)) as object).sort()
+      expect(names.length).toBeGreaterThan(0)
+      expect(built[key === '.' ? manifest.name : `${manifest.name}${key.slice(1)}`]).toEqual(names)
+    }
+  })
+
+  it('its type declarations compile in a strict NodeNext project that imports every entry point', { timeout: 120_000 }, async () => {
+    const imports = Object.keys(manifest.exports).map((key, i) => `import * as m${i} from '${key === '.' ? manifest.name : `${manifest.name}${key.slice(1)}`}'`)
+    writeFileSync(join(app, 'check.ts'), `${imports.join('\n')}\nexport const all = [${imports.map((_, i) => `m${i}`).join(', ')}]\nexport const estimator: m1.Estimator = m1.createEstimator()\n`)
+    const tsconfig = { compilerOptions: { target: 'ES2022', lib: ['ES2022'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] }, files: ['check.ts'] }
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig))
+    await sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app)
+  })
+
+  it('the ledger-gas bin prints the version for --version and -v, and the usage for --help', { timeout: 60_000 }, async () => {
+    for (const flag of ['--version', '-v']) expect(await sh(bin, [flag], app)).toEqual({ stdout: `${manifest.version}\n`, stderr: '' })
+    const help = await sh(bin, ['--help'], app)
+    expect(help.stdout).toMatch(/^usage: ledger-gas <command>/)
+    for (const command of ['estimate', 'replay', 'generate', 'backtest', 'ingest', 'serve', 'follow']) expect(help.stdout).toContain(`  ${command} `)
+  })
+
+  it('ledger-gas serve, with no data file in the package, serves the sample chain regenerated from its seed, the same blocks as data/chain.jsonl, and exits 0 on SIGTERM', { timeout: 120_000 }, async () => {
+    const child = spawn(bin, ['serve', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'ignore', 'pipe'] })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    let stderr = ''
+    const listening = new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+        const m = /listening on (http:\/\/\S+)/.exec(stderr)
+        if (m) resolve(m[1] as string)
+      })
+      void exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${stderr}`)))
+    })
+    try {
+      const url = await listening
+      expect(stderr).toMatch(/\(blocks 1\.\.2000 from the sample chain regenerated in memory from seed 50/)
+      const lines = readFileSync(join(root, 'data', 'chain.jsonl'), 'utf8').split('\n')
+      for (const height of [1, 401, 1234, 2000]) {
+        const res = await fetch(`${url}/blocks/by_height/${height}?with_transactions=true`)
+        expect(res.status).toBe(200)
+        expect(await res.text()).toBe(lines[height - 1])
+      }
+      const estimate = await fetch(`${url}/estimate_gas_price`)
+      expect(estimate.status).toBe(200)
+      expect(await estimate.json()).toHaveProperty('gas_estimate')
+    } finally {
+      child.kill('SIGTERM')
+    }
+    expect(await exited).toBe(0)
+  })
+})
