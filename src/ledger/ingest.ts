@@ -1,15 +1,14 @@
 import { checkBlock, checkContinuity, type LedgerTip } from './append-rules.js'
 import { InvalidDataError } from './errors.js'
 import { parseJsonLine, readChainLines, sourceName, toInvalidData, type LoadOptions } from './load.js'
-import type { SqliteStore } from './sqlite-store.js'
-import type { LedgerInfo } from './store.js'
+import type { BatchAppendStore, LedgerInfo } from './store.js'
 import type { BlockJson } from './types.js'
 
 /** Options of `ingestJsonLines`. */
 export interface IngestOptions extends LoadOptions {
-  /** Blocks per SQLite transaction at most (default 256). Each block is still all-or-nothing. */
+  /** Blocks per database transaction at most (default 256). Each block is still all-or-nothing. */
   batchBlocks?: number
-  /** Transactions per SQLite transaction at most (default 20,000), so big blocks batch less. */
+  /** Transactions per database transaction at most (default 20,000), so big blocks batch less. */
   batchTransactions?: number
   /** Stops reading when aborted; what was read is committed first. */
   signal?: AbortSignal
@@ -33,23 +32,23 @@ interface Pending {
 }
 
 /**
- * Appends a JSON Lines chain file to a SQLite ledger, resumably: input blocks at heights the
+ * Appends a JSON Lines chain file to a persistent ledger (SQLite or PostgreSQL), resumably: input blocks at heights the
  * store already has are skipped when identical to the stored ones (block hash and versions) and
  * refused when they differ, so an interrupted or crashed run is finished by running it again.
  * The input itself must be contiguous (each block's height and first version follow the line
  * before), so a gap or a duplicate line is refused even where it would be skipped.
  *
- * Blocks are appended in batches sharing one SQLite transaction; a refused block rolls back only
+ * Blocks are appended in batches sharing one database transaction (`appendBlocks`); a refused block rolls back only
  * itself, and the blocks read before any error are committed before it is thrown. A crash loses
  * at most the uncommitted batch, never part of a block.
  *
  * @throws InvalidDataError naming file, line and field.
  */
-export async function ingestJsonLines(source: string, store: SqliteStore, options: IngestOptions = {}): Promise<IngestSummary> {
+export async function ingestJsonLines(source: string, store: BatchAppendStore, options: IngestOptions = {}): Promise<IngestSummary> {
   const file = sourceName(source)
   const maxBlocks = options.batchBlocks ?? 256
   const maxTxns = options.batchTransactions ?? 20_000
-  const stored = store.ledgerInfo()
+  const stored = await store.ledgerInfo()
   let appended = 0
   let skipped = 0
   let interrupted = false
@@ -57,24 +56,14 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
   let pending: Pending[] = []
   let pendingTxns = 0
 
-  const flush = () => {
+  const flush = async () => {
     if (pending.length === 0) return
     const batch = pending
     pending = []
     pendingTxns = 0
-    let refused: { line: number; error: unknown } | undefined
-    store.batch(() => {
-      for (const p of batch) {
-        try {
-          store.appendBlock(p.block)
-        } catch (error) {
-          refused = { line: p.line, error }
-          return
-        }
-      }
-    })
-    appended += refused === undefined ? batch.length : batch.findIndex((p) => p.line === refused?.line)
-    if (refused !== undefined) throw toInvalidData(file, refused.line, refused.error)
+    const result = await store.appendBlocks(batch.map((p) => p.block))
+    appended += result.appended
+    if (result.appended < batch.length) throw toInvalidData(file, (batch[result.appended] as Pending).line, result.refused)
   }
 
   try {
@@ -94,7 +83,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       const { block_height, first_version, last_version } = checked.parsed
       previous = { block_height, last_version }
       if (stored !== null && block_height <= stored.block_height) {
-        const have = store.blockByHeight(block_height, false)
+        const have = await store.blockByHeight(block_height, false)
         // null: below the pruned history, nothing to compare with.
         if (have !== null && (have.block_hash !== checked.block_hash || have.first_version !== String(first_version) || have.last_version !== String(last_version))) {
           throw new InvalidDataError(
@@ -109,13 +98,13 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       }
       pending.push({ block: value as BlockJson, line: line.number })
       pendingTxns += checked.transactions.length
-      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) flush()
+      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {
     // Keep the good blocks read before the bad line: a rerun then resumes after them.
-    flush()
+    await flush()
     throw error
   }
-  flush()
-  return { appended, skipped, interrupted, ledger: store.ledgerInfo() }
+  await flush()
+  return { appended, skipped, interrupted, ledger: await store.ledgerInfo() }
 }
