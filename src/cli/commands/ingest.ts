@@ -2,24 +2,28 @@ import { statSync } from 'node:fs'
 import { LedgerGasError } from '../../core/errors.js'
 import { ingestJsonLines } from '../../ledger/ingest.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../../ledger/limits.js'
-import { SqliteStore } from '../../ledger/sqlite-store.js'
+import type { BatchAppendStore } from '../../ledger/store.js'
 import { intFlag, parseFlags, required } from '../args.js'
 import { UsageError } from '../errors.js'
 import { EXIT } from '../exit-codes.js'
 import type { Command } from '../io.js'
+import { openLedger } from '../open-store.js'
 
-const HELP = `usage: ledger-gas ingest --db FILE --input FILE.jsonl|- [--chain-id N] [--batch N]
+const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--chain-id N] [--batch N]
                          [--max-line-bytes N] [--max-block-txns N]
 
 Appends the blocks of a JSON Lines chain file (one block per line, as GET
-/v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite ledger,
-creating it if needed. Each block is appended all-or-nothing; gaps and duplicates
+/v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite or PostgreSQL
+ledger, creating it if needed. Each block is appended all-or-nothing; gaps and duplicates
 are refused. Resumable: blocks already in the ledger are skipped when identical.
 
   --db FILE        SQLite ledger to append to
+  --db postgres://USER@HOST:PORT/DB[?schema=NAME]
+                   PostgreSQL ledger to append to (tables created in an empty schema; a
+                   schema holding other tables is refused; password from the URL or PGPASSWORD)
   --input FILE     chain file, or - for standard input
   --chain-id N     chain id of a new ledger (0..255, default 4); must match an existing one
-  --batch N        blocks per SQLite transaction (default 256)
+  --batch N        blocks per database transaction (default 256)
   --max-line-bytes N   longest input line (one block) accepted (default ${DEFAULT_MAX_LINE_BYTES}, 64 MiB)
   --max-block-txns N   most transactions per block accepted (default ${DEFAULT_MAX_BLOCK_TRANSACTIONS})
 
@@ -57,23 +61,18 @@ export const run: Command = async (args, io) => {
     }
     if (!isFile) throw new UsageError(`--input ${input} is not a file`)
   }
-  let store: SqliteStore
-  try {
-    store = SqliteStore.open(db, chainId === undefined ? { maxBlockTransactions } : { chainId, maxBlockTransactions })
-  } catch (error) {
-    if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
-    throw new UsageError(`cannot open --db ${db}: ${(error as Error).message}`)
-  }
+  const opened = await openLedger(db, { readonly: false, chainId, maxBlockTransactions })
+  const store: BatchAppendStore = opened.store
   try {
     const started = performance.now()
     const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes })
     const seconds = (performance.now() - started) / 1000
     const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
-    io.stdout.write(`ingest: ${summary.appended} blocks appended, ${summary.skipped} skipped (already in ${db}); ${tip}; ${seconds.toFixed(2)} s${rate}\n`)
+    io.stdout.write(`ingest: ${summary.appended} blocks appended, ${summary.skipped} skipped (already in ${opened.source}); ${tip}; ${seconds.toFixed(2)} s${rate}\n`)
     if (summary.interrupted) throw new LedgerGasError('interrupted', 'interrupted; blocks read so far are committed, run again to resume')
     return EXIT.ok
   } finally {
-    store.close()
+    await store.close()
   }
 }

@@ -6,17 +6,17 @@ import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/ht
 import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
-import { SqliteStore } from '../../ledger/sqlite-store.js'
 import type { LedgerStore } from '../../ledger/store.js'
 import { intFlag, parseFlags } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
+import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
 
@@ -25,6 +25,12 @@ the gas price estimate, ledger info, blocks by height and the OpenAPI document (
 
   --data FILE.jsonl     chain file loaded into memory (default: the bundled data/chain.jsonl)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
+  --db postgres://USER@HOST:PORT/DB[?schema=NAME]
+                        PostgreSQL ledger (read-only replica; any number of them may serve
+                        one database while 'ledger-gas ingest' writes it; password from the
+                        URL or PGPASSWORD)
+  --poll MS             PostgreSQL: how often a replica checks for new blocks when a
+                        notification is lost (default 1000)
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
@@ -87,6 +93,7 @@ export const run: Command = async (args, io) => {
     'store-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
     'max-url-length': { type: 'string' },
+    poll: { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -105,10 +112,9 @@ export const run: Command = async (args, io) => {
 
   let store: LedgerStore
   let source: string
+  let watch: OpenedLedger['watch']
   if (flags.db !== undefined) {
-    await mustRead(flags.db, 'db')
-    store = SqliteStore.open(flags.db, { readonly: true })
-    source = flags.db
+    ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1) }))
   } else {
     if (flags.data === undefined && root === undefined) throw new UsageError('cannot find the bundled data/chain.jsonl (no ledger-gas package root above this module); pass --data or --db')
     source = flags.data ?? join(root as string, 'data', 'chain.jsonl')
@@ -118,8 +124,10 @@ export const run: Command = async (args, io) => {
   try {
     const version = root === undefined ? undefined : (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version
     const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
+    // A replica's estimate follows blocks another process appends without waiting for a request.
+    const stopWatch = watch?.(coalesced(() => server.sync(), () => {}))
     const address = await server.listen({ port, host })
-    const info = await store.ledgerInfo()
+    const info = await Promise.resolve(store.ledgerInfo()).catch(() => null)
     const extent = info === null ? 'empty ledger' : `blocks ${info.oldest_block_height}..${info.block_height}`
     io.stderr.write(`ledger-gas serve: listening on ${address}/v1 (${extent} from ${source})\n`)
     await new Promise<void>((resolve) => {
@@ -130,6 +138,7 @@ export const run: Command = async (args, io) => {
     // A request stuck past the grace period (a client that stops reading) loses its connection.
     const grace = setTimeout(() => server.fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS)
     try {
+      await stopWatch?.()
       await server.close()
     } finally {
       clearTimeout(grace)
