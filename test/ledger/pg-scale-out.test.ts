@@ -6,6 +6,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
 import { parseAddress } from '../../src/ledger/address.js'
+import { PgStore } from '../../src/ledger/pg-store.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
 import { chainLines } from '../../src/sim/index.js'
@@ -249,5 +250,22 @@ describe('PostgreSQL scale-out: one writer, many replicas', () => {
     replicas.push(await startReplica())
     for (const r of replicas) await waitUntil(async () => (await heightOf(r.url)) === heightAt(BLOCKS), `${r.url} at the new height`)
     await expectReplicasServe(FULL, BLOCKS)
+  })
+
+  it('ingest --from-node copies a replica, as it would an Aptos node, into another database: the newest 1000 blocks, then nothing more on a second run', { timeout: 60_000 }, async () => {
+    const copy = await server.createDatabase()
+    const node = `${(replicas[0] as { url: string }).url}/v1`
+    const first = await runCli(['ingest', '--db', copy, '--from-node', node, '--once', '--batch', '50'])
+    expect(first.code).toBe(0)
+    expect(first.stdout).toMatch(/^ingest: 1000 blocks appended from /)
+    const again = await runCli(['ingest', '--db', copy, '--from-node', node, '--once'])
+    expect(again.stdout).toMatch(/^ingest: 0 blocks appended from /)
+    const store = await PgStore.open(copy, { readonly: true })
+    try {
+      expect(await store.ledgerInfo()).toMatchObject({ oldest_block_height: heightAt(201), block_height: heightAt(BLOCKS) })
+      for (const n of [201, 202, 640, 1001, BLOCKS]) expect(await store.blockByHeight(heightAt(n), true)).toEqual(blocks[n - 1])
+    } finally {
+      await store.close()
+    }
   })
 })
