@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
+import { run as serve } from '../../src/cli/commands/serve.js'
 import { NodeResponseError } from '../../src/follow/errors.js'
 import { ingestFromNode } from '../../src/follow/ingest-node.js'
 import { LedgerContinuityError } from '../../src/ledger/errors.js'
@@ -128,5 +130,76 @@ describe('ledger-gas ingest --from-node', () => {
   it('refuses --input with --from-node and a URL that is not http(s)', async () => {
     expect((await runCli(['ingest', '--db', dbPath(), '--from-node', 'ftp://x/v1', '--once'])).code).toBe(2)
     expect((await runCli(['ingest', '--db', dbPath(), '--from-node', 'http://127.0.0.1:1/v1', '--input', 'x.jsonl'])).code).toBe(2)
+  })
+})
+
+describe('ledger-gas serve --follow', () => {
+  /** Runs `serve` in-process; resolves with its URL once it listens, and a stop that resolves with its exit code. */
+  async function startServe(args: string[]) {
+    const controller = new AbortController()
+    const stderr = new PassThrough()
+    let err = ''
+    stderr.on('data', (c: Buffer) => (err += c.toString()))
+    const exit = serve([...args, '--port', '0'], { stdin: new PassThrough(), stdout: new PassThrough(), stderr, signal: controller.signal })
+    let url: string | undefined
+    for (let i = 0; i < 500 && url === undefined; i++) {
+      url = /listening on (http:\/\/\S+)/.exec(err)?.[1]
+      if (url === undefined) await Promise.race([new Promise((r) => setTimeout(r, 20)), exit])
+    }
+    if (url === undefined) throw new Error(`serve did not start: ${err}`)
+    return { url, err: () => err, stop: () => (controller.abort(), exit) }
+  }
+
+  async function heightOf(url: string): Promise<number> {
+    const res = await fetch(url)
+    return res.status === 200 ? Number(res.headers.get('x-node-block-height')) : -1
+  }
+
+  async function waitFor(test: () => Promise<boolean>, what: string): Promise<void> {
+    for (let i = 0; i < 1500; i++) {
+      if (await test()) return
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    throw new Error(`timed out waiting for ${what}`)
+  }
+
+  it('a memory server follows the node: once at the node height, the same blocks, transactions and estimate as the node', async () => {
+    const node = await startServer(sampleBlocks(1, 50))
+    const s = await startServe(['--follow', node.url, '--poll', '10'])
+    try {
+      await waitFor(async () => (await heightOf(s.url)) === 50, 'height 50')
+      for (const b of sampleBlocks(51, 130)) node.store.appendBlock(b)
+      await waitFor(async () => (await heightOf(s.url)) === 130, 'height 130')
+      for (const path of ['/estimate_gas_price', '/blocks/by_height/1?with_transactions=true', '/blocks/by_height/130?with_transactions=true', '/transactions/by_version/700']) {
+        const [mine, theirs] = await Promise.all([fetch(`${s.url}${path}`), fetch(`${node.url}${path}`)])
+        expect({ path, status: mine.status, body: await mine.text() }).toEqual({ path, status: theirs.status, body: await theirs.text() })
+      }
+      expect(await s.stop()).toBe(0)
+    } finally {
+      await node.close()
+    }
+  })
+
+  it('into a SQLite ledger: a restarted server continues where it stopped', async () => {
+    const node = await startServer(sampleBlocks(1, 40))
+    const db = dbPath()
+    try {
+      const first = await startServe(['--follow', node.url, '--db', db, '--poll', '10'])
+      await waitFor(async () => (await heightOf(first.url)) === 40, 'height 40')
+      expect(await first.stop()).toBe(0)
+      for (const b of sampleBlocks(41, 70)) node.store.appendBlock(b)
+      const second = await startServe(['--follow', node.url, '--db', db, '--poll', '10'])
+      expect(second.err()).toMatch(/blocks 1\.\.40 from .*following http/)
+      await waitFor(async () => (await heightOf(second.url)) === 70, 'height 70')
+      expect(await second.stop()).toBe(0)
+      const store = SqliteStore.open(db, { readonly: true })
+      try {
+        expectSameBlocks(store, node, [1, 40, 41, 70])
+      } finally {
+        store.close()
+      }
+    } finally {
+      await node.close()
+    }
   })
 })

@@ -10,13 +10,14 @@ import type { LedgerStore } from '../../ledger/store.js'
 import { intFlag, parseFlags } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
+import { openFollowing } from '../serve-follow.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
 
@@ -31,6 +32,9 @@ the gas price estimate, ledger info, blocks by height and the OpenAPI document (
                         URL or PGPASSWORD)
   --poll MS             PostgreSQL: how often a replica checks for new blocks when a
                         notification is lost (default 1000)
+  --follow URL          append an Aptos-compatible node's new blocks (its API root, /v1
+                        included) to --db (this process is its writer) or to memory (empty,
+                        or --data), continuing from the ledger's newest block
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
@@ -94,6 +98,7 @@ export const run: Command = async (args, io) => {
     'request-timeout': { type: 'string' },
     'max-url-length': { type: 'string' },
     poll: { type: 'string' },
+    follow: { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -113,7 +118,10 @@ export const run: Command = async (args, io) => {
   let store: LedgerStore
   let source: string
   let watch: OpenedLedger['watch']
-  if (flags.db !== undefined) {
+  if (flags.follow !== undefined) {
+    const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
+    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log))
+  } else if (flags.db !== undefined) {
     ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1) }))
   } else {
     if (flags.data === undefined && root === undefined) throw new UsageError('cannot find the bundled data/chain.jsonl (no ledger-gas package root above this module); pass --data or --db')
@@ -124,7 +132,7 @@ export const run: Command = async (args, io) => {
   try {
     const version = root === undefined ? undefined : (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string }).version
     const server = await createServer({ store, estimator: config, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
-    // A replica's estimate follows blocks another process appends without waiting for a request.
+    // The estimate follows blocks another process (or the follower) appends without waiting for a request.
     const stopWatch = watch?.(coalesced(() => server.sync(), () => {}))
     const address = await server.listen({ port, host })
     const info = await Promise.resolve(store.ledgerInfo()).catch(() => null)
