@@ -12,6 +12,8 @@ import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { redactUrl } from '../../src/ledger/pg-connection.js'
 import { PgStore } from '../../src/ledger/pg-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
+import { coalesced, openLedger } from '../../src/cli/open-store.js'
+import { sampleBlocks } from '../follow/helpers/chain.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { addr, ChainBuilder, clone } from './fixtures.js'
 import { describeStoreContract } from './store-contract.js'
@@ -264,6 +266,43 @@ describe('PgStore when its connections are cut', () => {
 })
 
 describe('PgStore behind the read API', () => {
+  it('a replica opened as serve opens it keeps its estimate at the database height with no request: NOTIFY → server.sync()', { timeout: 60_000 }, async () => {
+    const schema = await freshSchema()
+    const blocks = sampleBlocks(780, 840) // the sample chain's sustained congestion: the estimate moves
+    const writer = await PgStore.open(url, { schema })
+    await writer.appendBlocks(blocks.slice(0, 10))
+    const opened = await openLedger(`${url}?schema=${schema}`, { readonly: true, pollMs: 3_600_000 })
+    const server = await createServer({ store: opened.store })
+    const reference = await createServer({ store: new MemoryStore() })
+    const estimates: string[] = []
+    let synced: () => void = () => {}
+    // The watcher reads the height once when LISTEN starts: that first sync comes before any append.
+    const started = new Promise<void>((r) => (synced = r))
+    const stop = opened.watch?.(coalesced(async () => {
+      await server.sync()
+      estimates.push(JSON.stringify(server.estimate()))
+      synced()
+    }, () => {}))
+    try {
+      for (const b of blocks.slice(0, 10)) await reference.appendBlock(b)
+      await started
+      for (const b of blocks.slice(10)) {
+        const seen = new Promise<void>((r) => (synced = r))
+        await writer.appendBlock(b)
+        await reference.appendBlock(b)
+        await seen
+        // No request was made: only the notification brought the replica here.
+        expect(server.estimate()).toEqual(reference.estimate())
+      }
+      expect(new Set(estimates).size).toBeGreaterThan(1)
+    } finally {
+      await stop?.()
+      await server.close()
+      await opened.store.close()
+      await writer.close()
+    }
+  })
+
   const BUNDLED = join(import.meta.dirname, '../../data/chain.jsonl')
 
   /** Status, every header and the body of `url`, as one value to compare. */
