@@ -62,6 +62,8 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
   const created: string[] = []
   let n = 0
   const prefix = `lg_test_${randomBytes(4).toString('hex')}`
+  /** One connection per database for `createSchema`, kept for the file: tests create many schemas. */
+  const schemaClients = new Map<string, pg.Client>()
   const makeApi = (admin: string, embedded: boolean, server: { stop(): Promise<void>; start(): Promise<void>; remove(): Promise<void> } | null): TestPostgres => ({
     embedded,
     async createDatabase() {
@@ -72,7 +74,14 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
     },
     async createSchema(url) {
       const name = `s_${n++}`
-      await withClient(url, (c) => c.query(`CREATE SCHEMA ${name}`))
+      let client = schemaClients.get(url)
+      if (client === undefined) {
+        client = new pg.Client({ connectionString: url })
+        client.on('error', () => {})
+        await client.connect()
+        schemaClients.set(url, client)
+      }
+      await client.query(`CREATE SCHEMA ${name}`)
       return name
     },
     async stopServer() {
@@ -84,6 +93,8 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
       await server.start()
     },
     async close() {
+      for (const c of schemaClients.values()) await c.end().catch(() => {})
+      schemaClients.clear()
       if (server === null) {
         await withClient(admin, async (c) => {
           for (const name of created.splice(0)) await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)

@@ -41,7 +41,8 @@ async function sql<T extends object = Record<string, unknown>>(text: string, sch
   }
 }
 
-describeStoreContract('PgStore', async (options) => PgStore.open(url, { ...options, schema: await freshSchema() }))
+// Two pooled connections: the contract's parallel reads would otherwise open ten per store.
+describeStoreContract('PgStore', async (options) => PgStore.open(url, { ...options, schema: await freshSchema(), maxConnections: 2 }))
 
 /** Opens, runs `fn`, closes. */
 async function using<T>(store: Promise<PgStore>, fn: (s: PgStore) => Promise<T>): Promise<T> {
