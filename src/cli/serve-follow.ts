@@ -2,13 +2,14 @@ import { NodeUnavailableError } from '../follow/errors.js'
 import { formatFollowEvent } from '../follow/events.js'
 import { ingestFromNode } from '../follow/ingest-node.js'
 import { sleep } from '../follow/sleep.js'
+import { LedgerUnavailableError } from '../ledger/database-error.js'
 import { MemoryStore } from '../ledger/memory-store.js'
 import type { BatchAppendResult, BatchAppendStore, LedgerStore } from '../ledger/store.js'
 import type { BlockJson } from '../ledger/types.js'
 import { UsageError } from './errors.js'
 import { openLedger, type OpenedLedger } from './open-store.js'
 
-/** How long `serve --follow` waits before following again after the node stayed unreachable. */
+/** How long `serve --follow` waits before following again after the node or the database was unreachable. */
 const REFOLLOW_MS = 5000
 
 /** A store without `appendBlocks` (the memory store) as a `BatchAppendStore`: one block at a time, stopping at the first refusal. */
@@ -41,7 +42,7 @@ function batched(store: LedgerStore & { maxBlockTransactions: number }, path: st
  * The ledger of `serve --follow URL`: the `--db` ledger opened for writing (this process is its
  * one writer), or a memory store (empty, or loaded from `--data`), fed from the node. Its
  * `watch` starts following and reports each new height; a node that stays unreachable through
- * the retries is followed again after a pause, any other failure (a pruned next block, a chain
+ * the retries, or a database that cannot be reached, is followed again after a pause, any other failure (a pruned next block, a chain
  * that does not continue the ledger) stops following with a line on the log, and the server
  * goes on serving what it has.
  */
@@ -75,7 +76,7 @@ export async function openFollowing(node: string, db: string | undefined, data: 
             await ingestFromNode({ url: node, store, signal: controller.signal, intervalMs, onAppend: (height) => onHeight(height), onRetry: (e) => log(formatFollowEvent(e)) })
           } catch (error) {
             log(`following ${node}: ${(error as Error).message}`)
-            if (!(error instanceof NodeUnavailableError)) return
+            if (!(error instanceof NodeUnavailableError || error instanceof LedgerUnavailableError)) return
             await sleep(REFOLLOW_MS, controller.signal).catch(() => {})
           }
         }
