@@ -27,6 +27,8 @@ export interface OpenLedgerOptions {
   maxBlockTransactions?: number | undefined
   /** Polling period of a PostgreSQL replica's watch (ms). */
   pollMs?: number | undefined
+  /** PostgreSQL: longest a read may run on the server (ms); `serve` gives its store timeout. */
+  readTimeoutMs?: number | undefined
 }
 
 /**
@@ -43,7 +45,7 @@ export async function openLedger(db: string, options: OpenLedgerOptions): Promis
   if (isPostgresUrl(db)) {
     let store: PgStore
     try {
-      store = await PgStore.open(db, { ...limits, readonly: options.readonly })
+      store = await PgStore.open(db, { ...limits, readonly: options.readonly, readTimeoutMs: options.readTimeoutMs })
     } catch (error) {
       if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
       throw new UsageError(`cannot open --db ${redactUrl(db)}: ${(error as Error).message}`)

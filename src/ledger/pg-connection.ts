@@ -81,13 +81,16 @@ export interface ConnectOptions {
   readonly: boolean
   /** How long to wait for a connection (ms). */
   connectTimeoutMs: number
+  /** Server-side `statement_timeout` (ms): a statement running longer is cancelled and frees its connection. */
+  statementTimeoutMs?: number | undefined
 }
 
-/** The driver configuration for `target`: the schema as `search_path`, read-only when asked, a connect timeout. */
+/** The driver configuration for `target`: the schema as `search_path`, read-only and a statement timeout when asked, a connect timeout. */
 export function clientConfig(target: PgTarget, options: ConnectOptions): pg.ClientConfig {
   const settings: string[] = []
   if (target.schema !== undefined) settings.push(`-c search_path=${target.schema}`)
   if (options.readonly) settings.push('-c default_transaction_read_only=on')
+  if (options.statementTimeoutMs !== undefined) settings.push(`-c statement_timeout=${options.statementTimeoutMs}`)
   const config: pg.ClientConfig = {
     connectionString: target.url,
     connectionTimeoutMillis: options.connectTimeoutMs,

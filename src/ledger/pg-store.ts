@@ -20,6 +20,12 @@ export interface PgStoreOptions extends StoreOptions {
   maxConnections?: number | undefined
   /** How long to wait for a connection before a read fails as unavailable (ms, default 3000). */
   connectTimeoutMs?: number | undefined
+  /**
+   * Longest a read may run on the server (ms, default 30000): past it PostgreSQL cancels it, so a
+   * read the API has already answered 503 for does not hold a pooled connection. `serve` passes
+   * its `--store-timeout`.
+   */
+  readTimeoutMs?: number | undefined
 }
 
 /** `value − 2^63` (see pg-schema.ts): u64 keys as PostgreSQL `bigint`, decoded only in this file. */
@@ -168,7 +174,8 @@ export class PgStore implements BatchAppendStore {
     const readonly = options.readonly ?? false
     const maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
     const connectTimeoutMs = checkLimitOption('connectTimeoutMs', options.connectTimeoutMs ?? 3000)
-    const config = clientConfig(target, { readonly, connectTimeoutMs })
+    const statementTimeoutMs = checkLimitOption('readTimeoutMs', options.readTimeoutMs ?? 30_000)
+    const config = clientConfig(target, { readonly, connectTimeoutMs, statementTimeoutMs })
     const pool = new pg.Pool({ ...config, max: checkLimitOption('maxConnections', options.maxConnections ?? 10), idleTimeoutMillis: 30_000 })
     // An idle pooled connection that dies (server restart) must not crash the process; the
     // pool drops it and the next read connects anew.

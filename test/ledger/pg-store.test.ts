@@ -244,6 +244,24 @@ describe('PgStore.watch', () => {
 })
 
 describe('PgStore when its connections are cut', () => {
+  it('a read blocked past readTimeoutMs is cancelled by the server (its connection is free again), and the next read answers', async () => {
+    const schema = await freshSchema()
+    await using(PgStore.open(url, { schema }), (s) => s.appendBlock(new ChainBuilder().block()))
+    const replica = await PgStore.open(url, { schema, readonly: true, readTimeoutMs: 200, maxConnections: 1 })
+    const locker = new pg.Client({ connectionString: url })
+    await locker.connect()
+    try {
+      await locker.query(`BEGIN; LOCK TABLE ${schema}.transactions IN ACCESS EXCLUSIVE MODE`)
+      await expect(replica.transactionByVersion(0)).rejects.toThrow(/canceling statement due to statement timeout/)
+      await locker.query('COMMIT')
+      // One pooled connection: it was released by the cancel, not stuck behind the lock.
+      expect((await replica.transactionByVersion(0))?.version).toBe('0')
+    } finally {
+      await locker.end()
+      await replica.close()
+    }
+  })
+
   it('a replica whose server connections are terminated reads again without being reopened (a failed read is LedgerUnavailableError)', async () => {
     const schema = await freshSchema()
     await using(PgStore.open(url, { schema }), (s) => s.appendBlock(new ChainBuilder().block()))

@@ -122,7 +122,7 @@ export const run: Command = async (args, io) => {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log))
   } else if (flags.db !== undefined) {
-    ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1) }))
+    ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else {
     if (flags.data === undefined && root === undefined) throw new UsageError('cannot find the bundled data/chain.jsonl (no ledger-gas package root above this module); pass --data or --db')
     source = flags.data ?? join(root as string, 'data', 'chain.jsonl')
