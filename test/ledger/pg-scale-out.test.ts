@@ -176,7 +176,7 @@ describe('PostgreSQL scale-out: one writer, many replicas', () => {
   })
 
   it('two replicas answer equal to each other and to a MemoryStore of the file, and only ever whole blocks while a writer appends', { timeout: 90_000 }, async () => {
-    replicas.push(await startReplica(), await startReplica())
+    replicas.push(...(await Promise.all([startReplica(), startReplica()])))
     await expectReplicasServe(STAGE1, 500)
 
     const writer = spawnCli(['ingest', '--db', url, '--input', STAGE2, '--batch', '16'])
