@@ -1,6 +1,7 @@
 import { checkBlock, checkContinuity, type LedgerTip } from './append-rules.js'
 import { InvalidDataError } from './errors.js'
 import { parseJsonLine, readChainLines, sourceName, toInvalidData, type LoadOptions } from './load.js'
+import type { U64 } from '../core/u64.js'
 import type { BatchAppendStore, LedgerInfo } from './store.js'
 import type { BlockJson } from './types.js'
 
@@ -66,6 +67,19 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     if (result.appended < batch.length) throw toInvalidData(file, (batch[result.appended] as Pending).line, result.refused)
   }
 
+  // Every skipped line is compared with the stored block; a store that offers `blockHeaders`
+  // is read a window of `maxBlocks` heights at a time (input heights only rise).
+  let window = new Map<string, BlockJson>()
+  let windowEnd = -1n
+  const storedHeader = async (height: U64): Promise<BlockJson | null> => {
+    if (store.blockHeaders === undefined) return store.blockByHeight(height, false)
+    if (BigInt(height) > windowEnd) {
+      window = new Map((await store.blockHeaders(height, maxBlocks)).map((b) => [b.block_height, b]))
+      windowEnd = BigInt(height) + BigInt(maxBlocks) - 1n
+    }
+    return window.get(String(height)) ?? null
+  }
+
   try {
     for await (const line of readChainLines(source, options)) {
       if (options.signal?.aborted) {
@@ -83,7 +97,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       const { block_height, first_version, last_version } = checked.parsed
       previous = { block_height, last_version }
       if (stored !== null && block_height <= stored.block_height) {
-        const have = await store.blockByHeight(block_height, false)
+        const have = await storedHeader(block_height)
         // null: below the pruned history, nothing to compare with.
         if (have !== null && (have.block_hash !== checked.block_hash || have.first_version !== String(first_version) || have.last_version !== String(last_version))) {
           throw new InvalidDataError(

@@ -59,6 +59,8 @@ const Q = {
   accountTxns: 'SELECT json FROM transactions WHERE sender = $1 AND sequence_number BETWEEN $2 AND $3 ORDER BY sequence_number',
   nextSeq: 'SELECT next_sequence_number FROM accounts WHERE address = $1',
   nextSeqs: `SELECT address, next_sequence_number FROM accounts WHERE address = ANY (string_to_array($1, ','))`,
+  headers: `SELECT block_height, block_hash, block_timestamp::text AS block_timestamp, first_version, last_version, NULL AS txns
+            FROM blocks WHERE block_height BETWEEN $1 AND $2 ORDER BY block_height`,
   // One statement, so one snapshot: a block and its transactions, never a pruned half.
   block: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version,
             CASE WHEN $2 THEN (SELECT string_agg(t.json, ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) END AS txns
@@ -238,16 +240,18 @@ export class PgStore implements BatchAppendStore {
   async blockByHeight(height: U64, withTransactions: boolean): Promise<BlockJson | null> {
     const b = (await this.#read<BlockRow>('block', Q.block, [toKey(height), withTransactions]))[0]
     if (b === undefined) return null
-    const header = {
-      block_height: String(fromKey(b.block_height)),
-      block_hash: b.block_hash,
-      block_timestamp: b.block_timestamp,
-      first_version: String(fromKey(b.first_version)),
-      last_version: String(fromKey(b.last_version)),
-    }
-    // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
-    if (!withTransactions) return header as BlockJson
+    const header = headerOf(b)
+    if (!withTransactions) return header
     return { ...header, transactions: JSON.parse(`[${b.txns ?? ''}]`) as TransactionJson[] }
+  }
+
+  /** `BatchAppendStore.blockHeaders`: one statement for `count` heights. */
+  async blockHeaders(from: U64, count: number): Promise<BlockJson[]> {
+    if (!(count > 0)) return []
+    const first = BigInt(from) - KEY_BIAS
+    const last = first + BigInt(Math.ceil(count)) - 1n
+    const rows = await this.#read<BlockRow>('headers', Q.headers, [String(first), String(last < MAX_KEY ? last : MAX_KEY)])
+    return rows.map((b) => headerOf(b))
   }
 
   /**
@@ -417,6 +421,17 @@ export class PgStore implements BatchAppendStore {
     for (const a of missing) w.accounts.set(a, null)
     for (const r of rows) w.accounts.set(r.address, fromKey(r.next_sequence_number))
   }
+}
+
+/** A block row as the node's block JSON without `transactions` (the node omits them when not asked; BlockJson types them as required). */
+function headerOf(b: BlockRow): BlockJson {
+  return {
+    block_height: String(fromKey(b.block_height)),
+    block_hash: b.block_hash,
+    block_timestamp: b.block_timestamp,
+    first_version: String(fromKey(b.first_version)),
+    last_version: String(fromKey(b.last_version)),
+  } as BlockJson
 }
 
 /** Connects with `connect`, turning a failure into a `LedgerDatabaseError` that names the server. */

@@ -70,4 +70,11 @@ export interface BatchAppendStore extends LedgerStore {
    * then none of the batch is committed. Readers see the batch's blocks all at once.
    */
   appendBlocks(blocks: readonly BlockJson[]): MaybePromise<BatchAppendResult>
+  /**
+   * Optional: the stored blocks at heights `from .. from + count − 1` without their
+   * transactions (as `blockByHeight(h, false)`), ascending; heights not stored are absent. A
+   * store whose reads cost a round trip offers it so a resumed ingest compares many skipped
+   * blocks per read.
+   */
+  blockHeaders?(from: U64, count: number): MaybePromise<BlockJson[]>
 }

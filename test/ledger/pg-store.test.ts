@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -178,6 +179,44 @@ describe('PgStore schema', () => {
       chain.version -= 3n
       await s.appendBlock(chain.block({ users: [{ sender: 7, seq: 41 }] }))
       expect(await s.accountSequenceNumber(addr(7))).toBe(42)
+    })
+  })
+})
+
+describe('ingestJsonLines into PgStore', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-ingest-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const blocks = new ChainBuilder({ height: 40, version: 900 }).blocks(700, (i) => [{ sender: 1 + (i % 4) }])
+  const file = (name: string, list: BlockJson[]) => {
+    const path = join(dir, name)
+    writeFileSync(path, list.map((b) => JSON.stringify(b)).join('\n') + '\n')
+    return path
+  }
+
+  it('blockHeaders: the stored headers of a range of heights, as blockByHeight without transactions', async () => {
+    await using(PgStore.open(url, { schema: await freshSchema() }), async (s) => {
+      await s.appendBlocks(blocks.slice(0, 10))
+      const { transactions: _, ...header } = blocks[3] as BlockJson
+      const got = await s.blockHeaders(43, 3)
+      expect(got.map((b) => b.block_height)).toEqual(['43', '44', '45'])
+      expect(got[0]).toEqual(header)
+      expect(got[0]).toEqual(await s.blockByHeight(43, false))
+      expect(await s.blockHeaders(48, 100)).toHaveLength(2)
+      expect(await s.blockHeaders(U64_MAX, 5)).toEqual([])
+    })
+  })
+
+  it('a resumed ingest compares every skipped line with the stored block (a window of them per read) and appends the rest', async () => {
+    const schema = await freshSchema()
+    await using(PgStore.open(url, { schema }), async (s) => {
+      expect((await ingestJsonLines(file('first.jsonl', blocks.slice(0, 600)), s)).appended).toBe(600)
+      const forged = blocks.map((b) => b)
+      forged[450] = { ...(blocks[450] as BlockJson), block_hash: `0x${'cd'.repeat(32)}` }
+      await expect(ingestJsonLines(file('forged.jsonl', forged), s)).rejects.toThrow(/forged\.jsonl:451: block_hash: block 490 differs from the one in/)
+      expect((await s.ledgerInfo())?.block_height).toBe(639)
+      const resumed = await ingestJsonLines(file('all.jsonl', blocks), s, { batchBlocks: 64 })
+      expect(resumed).toMatchObject({ appended: 100, skipped: 600 })
+      expect(await s.blockByHeight(739, true)).toEqual(blocks[699])
     })
   })
 })
