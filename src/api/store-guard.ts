@@ -1,5 +1,6 @@
 import { addU64, parseU64, type U64 } from '../core/u64.js'
 import { parseAddress } from '../ledger/address.js'
+import { LedgerUnavailableError } from '../ledger/database-error.js'
 import type { LedgerInfo, LedgerStore, MaybePromise } from '../ledger/store.js'
 import type { BlockJson, TransactionJson } from '../ledger/types.js'
 import { ApiError } from './errors.js'
@@ -97,19 +98,26 @@ function checkBlock(block: unknown, height: U64, withTransactions: boolean): Blo
   return block as unknown as BlockJson
 }
 
+/** A store that cannot reach its database is a 503 like a timeout, not a 500: it is expected to come back. */
+function unreachable(error: unknown): never {
+  if (error instanceof LedgerUnavailableError) throw new ApiError('ledger_unavailable', 'The ledger database cannot be reached', { cause: error })
+  throw error
+}
+
 /**
  * The store as the API reads it. Every read answer is checked against the store contract (a
  * transaction of the version asked for, a whole block, a page of the account's consecutive
  * sequence numbers, u64 values), so a store returning garbage gets a 500 rather than a wrong
  * answer; and an asynchronous read that does not settle within `timeoutMs` becomes a 503, so a
- * hanging store cannot hang a request. Synchronous answers stay synchronous (no timer, no
+ * hanging store cannot hang a request, and one that cannot reach its database
+ * (`LedgerUnavailableError`) gets a 503 too. Synchronous answers stay synchronous (no timer, no
  * promise): the hot paths over an in-process store pay a few type checks. Writes pass through.
  *
  * @example const store = guardStore(SqliteStore.open('ledger.db'), 3000)
  */
 export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   function read<T>(answer: MaybePromise<unknown>, what: string, check: (value: unknown) => T): MaybePromise<T> {
-    return isThenable(answer) ? withDeadline(answer, timeoutMs, what).then(check) : check(answer)
+    return isThenable(answer) ? withDeadline(answer, timeoutMs, what).then(check, unreachable) : check(answer)
   }
   return {
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),

@@ -18,6 +18,7 @@ export const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   invalid_strategy: EXIT.usage,
   node_response: EXIT.badData,
   node_unavailable: EXIT.badData,
+  ledger_unavailable: EXIT.badData,
   usage: EXIT.usage,
   interrupted: EXIT.badData,
 }

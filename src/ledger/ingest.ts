@@ -3,15 +3,15 @@ import { InvalidDataError } from './errors.js'
 import { readJsonLines } from './json-lines.js'
 import { sourceName } from './lines.js'
 import type { LoadOptions } from './load.js'
-import type { SqliteStore } from './sqlite-store.js'
-import type { LedgerInfo } from './store.js'
+import type { U64 } from '../core/u64.js'
+import type { BatchAppendStore, LedgerInfo } from './store.js'
 import type { BlockJson } from './types.js'
 
 /** Options of `ingestJsonLines`. */
 export interface IngestOptions extends LoadOptions {
-  /** Blocks per SQLite transaction at most (default 256). Each block is still all-or-nothing. */
+  /** Blocks per database transaction at most (default 256). Each block is still all-or-nothing. */
   batchBlocks?: number
-  /** Transactions per SQLite transaction at most (default 20,000), so big blocks batch less. */
+  /** Transactions per database transaction at most (default 20,000), so big blocks batch less. */
   batchTransactions?: number
   /** Stops reading when aborted; what was read is committed first. */
   signal?: AbortSignal
@@ -35,23 +35,23 @@ interface Pending {
 }
 
 /**
- * Appends a JSON Lines chain file to a SQLite ledger, resumably: input blocks at heights the
+ * Appends a JSON Lines chain file to a persistent ledger (SQLite or PostgreSQL), resumably: input blocks at heights the
  * store already has are skipped when identical to the stored ones (block hash and versions) and
  * refused when they differ, so an interrupted or crashed run is finished by running it again.
  * The input itself must be contiguous (each block's height and first version follow the line
  * before), so a gap or a duplicate line is refused even where it would be skipped.
  *
- * Blocks are appended in batches sharing one SQLite transaction; a refused block rolls back only
+ * Blocks are appended in batches sharing one database transaction (`appendBlocks`); a refused block rolls back only
  * itself, and the blocks read before any error are committed before it is thrown. A crash loses
  * at most the uncommitted batch, never part of a block.
  *
  * @throws InvalidDataError naming file, line and field.
  */
-export async function ingestJsonLines(source: string, store: SqliteStore, options: IngestOptions = {}): Promise<IngestSummary> {
+export async function ingestJsonLines(source: string, store: BatchAppendStore, options: IngestOptions = {}): Promise<IngestSummary> {
   const file = sourceName(source)
   const maxBlocks = options.batchBlocks ?? 256
   const maxTxns = options.batchTransactions ?? 20_000
-  const stored = store.ledgerInfo()
+  const stored = await store.ledgerInfo()
   let appended = 0
   let skipped = 0
   let interrupted = false
@@ -59,24 +59,27 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
   let pending: Pending[] = []
   let pendingTxns = 0
 
-  const flush = () => {
+  const flush = async () => {
     if (pending.length === 0) return
     const batch = pending
     pending = []
     pendingTxns = 0
-    let refused: { line: number; error: unknown } | undefined
-    store.batch(() => {
-      for (const p of batch) {
-        try {
-          store.appendBlock(p.block)
-        } catch (error) {
-          refused = { line: p.line, error }
-          return
-        }
-      }
-    })
-    appended += refused === undefined ? batch.length : batch.findIndex((p) => p.line === refused?.line)
-    if (refused !== undefined) throw InvalidDataError.at(file, refused.line, refused.error)
+    const result = await store.appendBlocks(batch.map((p) => p.block))
+    appended += result.appended
+    if (result.appended < batch.length) throw InvalidDataError.at(file, (batch[result.appended] as Pending).line, result.refused)
+  }
+
+  // Every skipped line is compared with the stored block; a store that offers `blockHeaders`
+  // is read a window of `maxBlocks` heights at a time (input heights only rise).
+  let window = new Map<string, BlockJson>()
+  let windowEnd = -1n
+  const storedHeader = async (height: U64): Promise<BlockJson | null> => {
+    if (store.blockHeaders === undefined) return store.blockByHeight(height, false)
+    if (BigInt(height) > windowEnd) {
+      window = new Map((await store.blockHeaders(height, maxBlocks)).map((b) => [b.block_height, b]))
+      windowEnd = BigInt(height) + BigInt(maxBlocks) - 1n
+    }
+    return window.get(String(height)) ?? null
   }
 
   try {
@@ -98,7 +101,7 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       const { block_height, first_version, last_version } = checked.parsed
       previous = { block_height, last_version }
       if (stored !== null && block_height <= stored.block_height) {
-        const have = store.blockByHeight(block_height, false)
+        const have = await storedHeader(block_height)
         // null: below the pruned history, nothing to compare with.
         if (have !== null && (have.block_hash !== checked.block_hash || have.first_version !== String(first_version) || have.last_version !== String(last_version))) {
           throw new InvalidDataError(
@@ -113,13 +116,13 @@ export async function ingestJsonLines(source: string, store: SqliteStore, option
       }
       pending.push({ block, line })
       pendingTxns += checked.transactions.length
-      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) flush()
+      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {
     // Keep the good blocks read before the bad line: a rerun then resumes after them.
-    flush()
+    await flush()
     throw error
   }
-  flush()
-  return { appended, skipped, interrupted, ledger: store.ledgerInfo() }
+  await flush()
+  return { appended, skipped, interrupted, ledger: await store.ledgerInfo() }
 }

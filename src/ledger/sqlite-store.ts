@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3'
 import { parseU64, type U64 } from '../core/u64.js'
 import { prepareAppend, type LedgerTip } from './append-rules.js'
-import { LedgerGasError } from '../core/errors.js'
+import { LedgerDatabaseError } from './database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
-import type { LedgerInfo, LedgerStore } from './store.js'
+import type { BatchAppendResult, BatchAppendStore, LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of `SqliteStore.open`. */
@@ -17,12 +17,7 @@ export interface SqliteStoreOptions extends StoreOptions {
 
 const SCHEMA_VERSION = '1'
 
-/** A database file is not a ledger this build can use: not SQLite, no ledger schema, another chain. */
-export class LedgerDatabaseError extends LedgerGasError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('invalid_database', message, options)
-  }
-}
+export { LedgerDatabaseError }
 
 /**
  * u64 columns hold `value − 2^63` in SQLite's signed 64-bit INTEGER: every u64 fits and the
@@ -93,7 +88,7 @@ interface InfoRow {
  * store.appendBlock(block)
  * store.close()
  */
-export class SqliteStore implements LedgerStore {
+export class SqliteStore implements BatchAppendStore {
   readonly chainId: number
   readonly maxBlockTransactions: number
   readonly path: string
@@ -225,6 +220,20 @@ export class SqliteStore implements LedgerStore {
    */
   batch<T>(fn: () => T): T {
     return this.#db.transaction(fn).immediate()
+  }
+
+  /** `BatchAppendStore.appendBlocks`: the blocks in one SQLite transaction (`batch`). */
+  appendBlocks(blocks: readonly BlockJson[]): BatchAppendResult {
+    return this.batch(() => {
+      for (let i = 0; i < blocks.length; i++) {
+        try {
+          this.appendBlock(blocks[i] as BlockJson)
+        } catch (refused) {
+          return { appended: i, refused }
+        }
+      }
+      return { appended: blocks.length }
+    })
   }
 
   /**

@@ -48,3 +48,33 @@ export interface LedgerStore {
   pruneBelow(version: U64): MaybePromise<void>
   close(): MaybePromise<void>
 }
+
+/** What `appendBlocks` did: the blocks appended (a prefix of those given), and why the next one was refused. */
+export interface BatchAppendResult {
+  /** How many of the given blocks were appended, in order. */
+  appended: number
+  /** Why block `appended` was refused; absent when all were appended. */
+  refused?: unknown
+}
+
+/** A store that can append many blocks in one commit: what bulk ingest writes to. */
+export interface BatchAppendStore extends LedgerStore {
+  /** Where the ledger lives, for messages: a file path, or a database URL without its password. */
+  readonly path: string
+  /** Most transactions a block may carry to be appended. */
+  readonly maxBlockTransactions: number
+  /**
+   * Appends `blocks` in order, as `appendBlock` would one by one, in one commit. At the first
+   * refused block it stops: the blocks before it are committed, it and those after it are not,
+   * and the refusal is returned rather than thrown. Other failures (the database) throw, and
+   * then none of the batch is committed. Readers see the batch's blocks all at once.
+   */
+  appendBlocks(blocks: readonly BlockJson[]): MaybePromise<BatchAppendResult>
+  /**
+   * Optional: the stored blocks at heights `from .. from + count − 1` without their
+   * transactions (as `blockByHeight(h, false)`), ascending; heights not stored are absent. A
+   * store whose reads cost a round trip offers it so a resumed ingest compares many skipped
+   * blocks per read.
+   */
+  blockHeaders?(from: U64, count: number): MaybePromise<BlockJson[]>
+}

@@ -232,6 +232,6 @@ describe('ledger-gas ingest', () => {
   it('prints its help with exit 0', async () => {
     const r = await runCli(['--help'])
     expect(r.code).toBe(0)
-    expect(r.out).toMatch(/^usage: ledger-gas ingest --db FILE --input FILE\.jsonl\|-/)
+    expect(r.out).toMatch(/^usage: ledger-gas ingest --db FILE\|URL --input FILE\.jsonl\|-/)
   })
 })

@@ -1,31 +1,46 @@
+import { formatFollowEvent } from '../../follow/events.js'
+import { ingestFromNode } from '../../follow/ingest-node.js'
 import { ingestJsonLines } from '../../ledger/ingest.js'
 import { sourceName } from '../../ledger/lines.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../../ledger/limits.js'
-import { SqliteStore } from '../../ledger/sqlite-store.js'
+import type { BatchAppendStore } from '../../ledger/store.js'
 import { intFlag, parseFlags, required } from '../args.js'
-import { InterruptedError } from '../errors.js'
+import { InterruptedError, UsageError } from '../errors.js'
 import { EXIT } from '../exit-codes.js'
-import { warn, type Command } from '../io.js'
+import { warn, type CliIo, type Command } from '../io.js'
+import { openLedger } from '../open-store.js'
 import { checkInput } from '../paths.js'
 
-const HELP = `usage: ledger-gas ingest --db FILE --input FILE.jsonl|- [--chain-id N] [--batch N]
+const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--chain-id N] [--batch N]
                          [--max-line-bytes N] [--max-block-txns N]
+       ledger-gas ingest --db FILE|URL --from-node URL [--once] [--interval MS] [--chain-id N]
+                         [--batch N] [--max-block-txns N]
 
 Appends the blocks of a JSON Lines chain file (one block per line, as GET
-/v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite ledger,
-creating it if needed; another program's SQLite file is refused and left untouched.
-Each block is appended all-or-nothing; gaps and duplicates are refused. Resumable:
-blocks already in the ledger are skipped when identical.
+/v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite or PostgreSQL
+ledger, creating it if needed; a database that is not a ledger of this tool is refused and
+left untouched. Each block is appended all-or-nothing; gaps and duplicates are refused.
+Resumable: blocks already in the ledger are skipped when identical.
 
   --db FILE        SQLite ledger to append to
+  --db postgres://USER@HOST:PORT/DB[?schema=NAME]
+                   PostgreSQL ledger to append to (tables created in an empty schema; a
+                   schema holding other tables is refused; password from the URL or PGPASSWORD)
   --input FILE     chain file, or - for standard input
   --chain-id N     chain id of a new ledger (0..255, default 4); must match an existing one
-  --batch N        blocks per SQLite transaction (default 256)
+  --batch N        blocks per database transaction (default 256)
   --max-line-bytes N   longest input line (one block) accepted (default ${DEFAULT_MAX_LINE_BYTES}, 64 MiB)
   --max-block-txns N   most transactions per block accepted (default ${DEFAULT_MAX_BLOCK_TRANSACTIONS})
 
 A line or block over a limit stops the ingest with an error naming the file, the line and
 the field; the blocks before it stay committed.
+
+With --from-node the blocks come from an Aptos-compatible node (or 'ledger-gas serve'):
+  --from-node URL  the node's API root, /v1 included; the ledger continues from its newest
+                   block (an empty one starts 1000 blocks below the node's newest)
+  --once           stop once the ledger reaches the node's height (default: keep following
+                   until SIGINT/SIGTERM, one commit per new block)
+  --interval MS    wait between polls of the node once caught up (default 1000)
 `
 
 /** `ledger-gas ingest`: append a chain file to a SQLite ledger and print a one-line summary. */
@@ -37,12 +52,16 @@ export const run: Command = async (args, io) => {
     batch: { type: 'string' },
     'max-line-bytes': { type: 'string' },
     'max-block-txns': { type: 'string' },
+    'from-node': { type: 'string' },
+    once: { type: 'boolean' },
+    interval: { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
     return EXIT.ok
   }
   const db = required(flags.db, 'db')
+  if (flags['from-node'] !== undefined) return fromNode(flags['from-node'], db, flags, io)
   const input = required(flags.input, 'input')
   const chainIdFlag = flags['chain-id']
   const chainId = chainIdFlag === undefined ? undefined : intFlag(chainIdFlag, 'chain-id', 0, 0, 255)
@@ -50,19 +69,60 @@ export const run: Command = async (args, io) => {
   const maxLineBytes = intFlag(flags['max-line-bytes'], 'max-line-bytes', DEFAULT_MAX_LINE_BYTES, 1)
   const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
   await checkInput(input, 'input')
-  // A file that is not a ledger of ours (another program's SQLite database) is refused untouched.
-  const store = SqliteStore.open(db, chainId === undefined ? { maxBlockTransactions } : { chainId, maxBlockTransactions })
+  // A database that is not a ledger of ours (another program's SQLite file or schema) is refused untouched.
+  const opened = await openLedger(db, { readonly: false, chainId, maxBlockTransactions })
+  const store: BatchAppendStore = opened.store
   try {
     const started = performance.now()
     const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes })
     const seconds = (performance.now() - started) / 1000
     const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
-    io.stdout.write(`ingest: ${summary.appended} blocks appended, ${summary.skipped} skipped (already in ${db}); ${tip}; ${seconds.toFixed(2)} s${rate}\n`)
+    io.stdout.write(`ingest: ${summary.appended} blocks appended, ${summary.skipped} skipped (already in ${opened.source}); ${tip}; ${seconds.toFixed(2)} s${rate}\n`)
     if (summary.interrupted) throw new InterruptedError('interrupted; blocks read so far are committed, run again to resume')
     if (summary.appended + summary.skipped === 0) warn(io, 'ingest', `no blocks in ${sourceName(input)}`)
     return EXIT.ok
   } finally {
-    store.close()
+    await store.close()
+  }
+}
+
+/** `ingest --from-node`: append a node's blocks, once up to its height or following it. */
+async function fromNode(node: string, db: string, flags: { 'chain-id'?: string | undefined; batch?: string | undefined; 'max-block-txns'?: string | undefined; input?: string | undefined; once?: boolean | undefined; interval?: string | undefined }, io: CliIo): Promise<number> {
+  if (flags.input !== undefined) throw new UsageError('--input and --from-node cannot be used together')
+  let protocol: string | undefined
+  try {
+    protocol = new URL(node).protocol
+  } catch {
+    protocol = undefined
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`--from-node must be an http(s) URL of the node's API, /v1 included, got '${node}'`)
+  const chainIdFlag = flags['chain-id']
+  const chainId = chainIdFlag === undefined ? undefined : intFlag(chainIdFlag, 'chain-id', 0, 0, 255)
+  const batchBlocks = intFlag(flags.batch, 'batch', 64, 1, 1_000_000)
+  const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
+  const intervalMs = intFlag(flags.interval, 'interval', 1000, 1, 86_400_000)
+  const opened = await openLedger(db, { readonly: false, chainId, maxBlockTransactions })
+  const log = (line: string) => io.stderr.write(`ledger-gas ingest: ${line}\n`)
+  try {
+    const started = performance.now()
+    const summary = await ingestFromNode({
+      url: node,
+      store: opened.store,
+      signal: io.signal,
+      once: flags.once ?? false,
+      batchBlocks,
+      intervalMs,
+      onAppend: (height, blocks) => {
+        if (!flags.once) log(`block ${height} (+${blocks})`)
+      },
+      onRetry: (e) => log(formatFollowEvent(e)),
+    })
+    const seconds = (performance.now() - started) / 1000
+    const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
+    io.stdout.write(`ingest: ${summary.appended} blocks appended from ${node} to ${opened.source}; block height ${summary.height ?? '(none)'}; ${seconds.toFixed(2)} s${rate}\n`)
+    return EXIT.ok
+  } finally {
+    await opened.store.close()
   }
 }

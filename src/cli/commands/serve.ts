@@ -5,10 +5,11 @@ import { ESTIMATOR_MODES } from '../../api/estimate-feed.js'
 import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
-import { SqliteStore } from '../../ledger/sqlite-store.js'
 import type { LedgerStore } from '../../ledger/store.js'
 import { choiceFlag, intFlag, parseFlags } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
+import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
+import { openFollowing } from '../serve-follow.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
@@ -18,7 +19,7 @@ import { openSampleLedger } from '../sample-ledger.js'
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
@@ -31,6 +32,15 @@ the gas price estimate, ledger info, blocks by height, the calibrated estimate a
   --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
                         in a clone, else regenerated in memory from its seed)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
+  --db postgres://USER@HOST:PORT/DB[?schema=NAME]
+                        PostgreSQL ledger (read-only replica; any number of them may serve
+                        one database while 'ledger-gas ingest' writes it; password from the
+                        URL or PGPASSWORD)
+  --poll MS             PostgreSQL: how often a replica checks for new blocks when a
+                        notification is lost (default 1000)
+  --follow URL          append an Aptos-compatible node's new blocks (its API root, /v1
+                        included) to --db (this process is its writer) or to memory (empty,
+                        or --data), continuing from the ledger's newest block
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
@@ -78,6 +88,8 @@ export const run: Command = async (args, io) => {
     'store-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
     'max-url-length': { type: 'string' },
+    poll: { type: 'string' },
+    follow: { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -98,10 +110,12 @@ export const run: Command = async (args, io) => {
 
   let store: LedgerStore
   let source: string
-  if (flags.db !== undefined) {
-    await checkInput(flags.db, 'db')
-    store = SqliteStore.open(flags.db, { readonly: true })
-    source = flags.db
+  let watch: OpenedLedger['watch']
+  if (flags.follow !== undefined) {
+    const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
+    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log))
+  } else if (flags.db !== undefined) {
+    ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else if (flags.data !== undefined) {
     await checkInput(flags.data, 'data')
     store = await MemoryStore.fromJsonLines(flags.data)
@@ -114,8 +128,10 @@ export const run: Command = async (args, io) => {
   try {
     const version = packageVersion(root)
     const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
+    // The estimate follows blocks another process (or the follower) appends without waiting for a request.
+    const stopWatch = watch?.(coalesced(() => server.sync(), () => {}))
     const address = await server.listen({ port, host })
-    const info = await store.ledgerInfo()
+    const info = await Promise.resolve(store.ledgerInfo()).catch(() => null)
     const extent = info === null ? 'empty ledger' : `blocks ${info.oldest_block_height}..${info.block_height}`
     io.stderr.write(`ledger-gas serve: listening on ${address}/v1 (${extent} from ${source}; ${estimatorMode} estimate)\n`)
     await new Promise<void>((resolve) => {
@@ -126,6 +142,7 @@ export const run: Command = async (args, io) => {
     // A request stuck past the grace period (a client that stops reading) loses its connection.
     const grace = setTimeout(() => server.fastify.server.closeAllConnections(), SHUTDOWN_GRACE_MS)
     try {
+      await stopWatch?.()
       await server.close()
     } finally {
       clearTimeout(grace)

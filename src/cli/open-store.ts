@@ -1,0 +1,101 @@
+import { access } from 'node:fs/promises'
+import type { U64 } from '../core/u64.js'
+import { LedgerGasError } from '../core/errors.js'
+import { isPostgresUrl, redactUrl } from '../ledger/pg-connection.js'
+import { PgStore } from '../ledger/pg-store.js'
+import { SqliteStore } from '../ledger/sqlite-store.js'
+import type { BatchAppendStore, LedgerStore } from '../ledger/store.js'
+import { UsageError } from './errors.js'
+
+/** A ledger opened from `--db`, and how a replica learns of blocks that another process appends. */
+export interface OpenedLedger {
+  store: LedgerStore
+  /** `--db` as it may be printed (a URL without its password). */
+  source: string
+  /**
+   * Calls `onHeight` when the ledger grows (PostgreSQL: NOTIFY with a polling fallback); returns
+   * the stop function. Absent for SQLite, whose readers catch up on the next request.
+   */
+  watch?: (onHeight: (height: U64) => void) => () => Promise<void>
+}
+
+/** Options of `openLedger`. */
+export interface OpenLedgerOptions {
+  /** A read API replica: read-only, and the ledger must already exist. */
+  readonly: boolean
+  chainId?: number | undefined
+  maxBlockTransactions?: number | undefined
+  /** Polling period of a PostgreSQL replica's watch (ms). */
+  pollMs?: number | undefined
+  /** PostgreSQL: longest a read may run on the server (ms); `serve` gives its store timeout. */
+  readTimeoutMs?: number | undefined
+}
+
+/**
+ * Opens the ledger `--db` names: a `postgres://` or `postgresql://` URL is a PostgreSQL ledger
+ * (`PgStore`), anything else a SQLite file. The one place the CLI picks a store.
+ *
+ * @throws UsageError (exit 2) when the ledger cannot be opened: a missing file for a reader, a
+ *   database that is not a ledger of this tool, another chain, an unreachable server.
+ */
+export async function openLedger(db: string, options: OpenLedgerOptions & { readonly: false }): Promise<OpenedLedger & { store: BatchAppendStore }>
+export async function openLedger(db: string, options: OpenLedgerOptions): Promise<OpenedLedger>
+export async function openLedger(db: string, options: OpenLedgerOptions): Promise<OpenedLedger> {
+  const limits = { ...(options.chainId === undefined ? {} : { chainId: options.chainId }), ...(options.maxBlockTransactions === undefined ? {} : { maxBlockTransactions: options.maxBlockTransactions }) }
+  if (isPostgresUrl(db)) {
+    let store: PgStore
+    try {
+      store = await PgStore.open(db, { ...limits, readonly: options.readonly, readTimeoutMs: options.readTimeoutMs })
+    } catch (error) {
+      if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
+      throw new UsageError(`cannot open --db ${redactUrl(db)}: ${(error as Error).message}`)
+    }
+    return {
+      store,
+      source: store.path,
+      watch: (onHeight) => {
+        const w = store.watch(onHeight, { pollMs: options.pollMs })
+        return () => w.close()
+      },
+    }
+  }
+  if (options.readonly) {
+    try {
+      await access(db)
+    } catch (error) {
+      throw new UsageError(`cannot read --db ${db}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    }
+  }
+  try {
+    return { store: SqliteStore.open(db, { ...limits, readonly: options.readonly }), source: db }
+  } catch (error) {
+    if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
+    throw new UsageError(`cannot open --db ${db}: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * `run` whenever `trigger()` is called, never two at once: calls during a run fold into one
+ * more run after it. Failures go to `onError`; the next trigger tries again.
+ */
+export function coalesced(run: () => Promise<void>, onError: (error: unknown) => void): () => void {
+  let running = false
+  let again = false
+  const trigger = (): void => {
+    if (running) {
+      again = true
+      return
+    }
+    running = true
+    run()
+      .catch(onError)
+      .finally(() => {
+        running = false
+        if (again) {
+          again = false
+          trigger()
+        }
+      })
+  }
+  return trigger
+}

@@ -1,0 +1,90 @@
+import { NodeUnavailableError } from '../follow/errors.js'
+import { formatFollowEvent } from '../follow/events.js'
+import { ingestFromNode } from '../follow/ingest-node.js'
+import { sleep } from '../follow/sleep.js'
+import { LedgerUnavailableError } from '../ledger/database-error.js'
+import { MemoryStore } from '../ledger/memory-store.js'
+import type { BatchAppendResult, BatchAppendStore, LedgerStore } from '../ledger/store.js'
+import type { BlockJson } from '../ledger/types.js'
+import { UsageError } from './errors.js'
+import { openLedger, type OpenedLedger } from './open-store.js'
+
+/** How long `serve --follow` waits before following again after the node or the database was unreachable. */
+const REFOLLOW_MS = 5000
+
+/** A store without `appendBlocks` (the memory store) as a `BatchAppendStore`: one block at a time, stopping at the first refusal. */
+function batched(store: LedgerStore & { maxBlockTransactions: number }, path: string): BatchAppendStore {
+  return {
+    path,
+    maxBlockTransactions: store.maxBlockTransactions,
+    ledgerInfo: () => store.ledgerInfo(),
+    transactionByVersion: (version) => store.transactionByVersion(version),
+    accountTransactions: (address, start, limit) => store.accountTransactions(address, start, limit),
+    accountSequenceNumber: (address) => store.accountSequenceNumber(address),
+    blockByHeight: (height, withTransactions) => store.blockByHeight(height, withTransactions),
+    appendBlock: (block) => store.appendBlock(block),
+    pruneBelow: (version) => store.pruneBelow(version),
+    close: () => store.close(),
+    async appendBlocks(blocks: readonly BlockJson[]): Promise<BatchAppendResult> {
+      for (let i = 0; i < blocks.length; i++) {
+        try {
+          await store.appendBlock(blocks[i] as BlockJson)
+        } catch (refused) {
+          return { appended: i, refused }
+        }
+      }
+      return { appended: blocks.length }
+    },
+  }
+}
+
+/**
+ * The ledger of `serve --follow URL`: the `--db` ledger opened for writing (this process is its
+ * one writer), or a memory store (empty, or loaded from `--data`), fed from the node. Its
+ * `watch` starts following and reports each new height; a node that stays unreachable through
+ * the retries, or a database that cannot be reached, is followed again after a pause, any other failure (a pruned next block, a chain
+ * that does not continue the ledger) stops following with a line on the log, and the server
+ * goes on serving what it has.
+ */
+export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void): Promise<OpenedLedger> {
+  let protocol: string | undefined
+  try {
+    protocol = new URL(node).protocol
+  } catch {
+    protocol = undefined
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`--follow must be an http(s) URL of the node's API, /v1 included, got '${node}'`)
+  let store: BatchAppendStore
+  let source: string
+  if (db !== undefined) {
+    const opened = await openLedger(db, { readonly: false })
+    store = opened.store
+    source = opened.source
+  } else {
+    const memory = data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data)
+    source = data ?? 'memory'
+    store = batched(memory, source)
+  }
+  return {
+    store,
+    source: `${source}, following ${node}`,
+    watch: (onHeight) => {
+      const controller = new AbortController()
+      const run = (async () => {
+        while (!controller.signal.aborted) {
+          try {
+            await ingestFromNode({ url: node, store, signal: controller.signal, intervalMs, onAppend: (height) => onHeight(height), onRetry: (e) => log(formatFollowEvent(e)) })
+          } catch (error) {
+            log(`following ${node}: ${(error as Error).message}`)
+            if (!(error instanceof NodeUnavailableError || error instanceof LedgerUnavailableError)) return
+            await sleep(REFOLLOW_MS, controller.signal).catch(() => {})
+          }
+        }
+      })()
+      return async () => {
+        controller.abort()
+        await run
+      }
+    },
+  }
+}
