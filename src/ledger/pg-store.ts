@@ -294,7 +294,6 @@ export class PgStore implements BatchAppendStore {
           tip = { block_height: checked.parsed.block_height, last_version: checked.parsed.last_version }
         } catch (error) {
           refused = error
-          checkedAll = checkedAll.slice(0, i)
           break
         }
       }
