@@ -1,4 +1,3 @@
-import { access } from 'node:fs/promises'
 import type { U64 } from '../core/u64.js'
 import { LedgerGasError } from '../core/errors.js'
 import { isPostgresUrl, redactUrl } from '../ledger/pg-connection.js'
@@ -6,6 +5,7 @@ import { PgStore } from '../ledger/pg-store.js'
 import { SqliteStore } from '../ledger/sqlite-store.js'
 import type { BatchAppendStore, LedgerStore } from '../ledger/store.js'
 import { UsageError } from './errors.js'
+import { checkInput } from './paths.js'
 
 /** A ledger opened from `--db`, and how a replica learns of blocks that another process appends. */
 export interface OpenedLedger {
@@ -47,7 +47,8 @@ export async function openLedger(db: string, options: OpenLedgerOptions): Promis
     try {
       store = await PgStore.open(db, { ...limits, readonly: options.readonly, readTimeoutMs: options.readTimeoutMs })
     } catch (error) {
-      if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
+      // A database that is not a ledger (LedgerDatabaseError, exit 2) names itself; pass it on.
+      if (error instanceof LedgerGasError) throw error
       throw new UsageError(`cannot open --db ${redactUrl(db)}: ${(error as Error).message}`)
     }
     return {
@@ -59,19 +60,9 @@ export async function openLedger(db: string, options: OpenLedgerOptions): Promis
       },
     }
   }
-  if (options.readonly) {
-    try {
-      await access(db)
-    } catch (error) {
-      throw new UsageError(`cannot read --db ${db}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
-    }
-  }
-  try {
-    return { store: SqliteStore.open(db, { ...limits, readonly: options.readonly }), source: db }
-  } catch (error) {
-    if (error instanceof LedgerGasError) throw new UsageError(`--db ${error.message}`)
-    throw new UsageError(`cannot open --db ${db}: ${(error as Error).message}`)
-  }
+  if (options.readonly) await checkInput(db, 'db')
+  // SqliteStore.open refuses another program's file untouched (LedgerDatabaseError, exit 2, naming it).
+  return { store: SqliteStore.open(db, { ...limits, readonly: options.readonly }), source: db }
 }
 
 /**

@@ -272,7 +272,7 @@ export class PgStore implements BatchAppendStore {
     return this.#serial(async (w) => {
       const accepted: { checked: CheckedBlock; next: Map<string, U64> }[] = []
       let refused: unknown
-      let checkedAll: CheckedBlock[] = []
+      const checkedAll: CheckedBlock[] = []
       for (const block of blocks) {
         try {
           checkedAll.push(checkBlock(block, this.maxBlockTransactions))

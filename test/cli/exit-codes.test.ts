@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { InterruptedError, UsageError } from '../../src/cli/errors.js'
+import { LedgerUnavailableError } from '../../src/ledger/database-error.js'
 import { EXIT, EXIT_BY_CODE, exitCodeOf } from '../../src/cli/exit-codes.js'
 import { InvalidBlockError, InvalidConfigError, LedgerGasError } from '../../src/core/errors.js'
 import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
@@ -43,6 +44,7 @@ const SAMPLES: Record<string, LedgerGasError> = {
   InvalidDataError: new InvalidDataError('chain.jsonl', 3, 'epoch', 'must be a u64'),
   LedgerContinuityError: new LedgerContinuityError('gap'),
   LedgerDatabaseError: new LedgerDatabaseError('x.db is not a ledger database'),
+  LedgerUnavailableError: new LedgerUnavailableError('postgres://127.0.0.1:1/x: ECONNREFUSED'),
   InvalidStrategyError: new InvalidStrategyError('bogus', 'unknown strategy'),
   NodeResponseError: new NodeResponseError('http://node/v1', 200, 'not JSON'),
   NodeUnavailableError: new NodeUnavailableError('http://node/v1', 5, 'ECONNREFUSED'),
