@@ -26,3 +26,19 @@ export function packageVersion(root = packageRoot()): string | undefined {
 function readManifest(path: string): { name?: string; version?: string } {
   return JSON.parse(readFileSync(path, 'utf8')) as { name?: string; version?: string }
 }
+
+/** The commit of the package's checkout, when it is one (`git_hash` of `GET /v1`). */
+export function gitHash(root: string | undefined): string | undefined {
+  if (root === undefined) return undefined
+  try {
+    const head = readFileSync(join(root, '.git', 'HEAD'), 'utf8').trim()
+    if (!head.startsWith('ref: ')) return /^[0-9a-f]{40}$/.test(head) ? head : undefined
+    const ref = head.slice(5)
+    const loose = join(root, '.git', ref)
+    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim()
+    const packed = readFileSync(join(root, '.git', 'packed-refs'), 'utf8')
+    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.slice(0, 40)
+  } catch {
+    return undefined
+  }
+}

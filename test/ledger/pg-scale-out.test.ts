@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { gitHash, packageRoot } from '../../src/cli/package-info.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -85,7 +86,8 @@ async function injectAnswer(s: ReadApiServer, path: string): Promise<Answer> {
 }
 
 async function memoryServer(file: string): Promise<ReadApiServer> {
-  return createServer({ store: await MemoryStore.fromJsonLines(file) })
+  // The replicas are `serve` processes, which put the checkout's git hash in ledger info.
+  return createServer({ store: await MemoryStore.fromJsonLines(file), gitHash: gitHash(packageRoot()) })
 }
 
 /** Every URL answers the same (status, ledger headers, body) from each replica as from a MemoryStore of `file`. */

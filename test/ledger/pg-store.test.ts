@@ -326,7 +326,7 @@ describe('PgStore when its connections are cut', () => {
 describe('PgStore behind the read API', () => {
   it('a replica opened as serve opens it keeps its estimate at the database height with no request: NOTIFY → server.sync()', { timeout: 60_000 }, async () => {
     const schema = await freshSchema()
-    const blocks = sampleBlocks(780, 840) // the sample chain's sustained congestion: the estimate moves
+    const blocks = sampleBlocks(1580, 1640) // the sample chain's congestion and epoch change: the estimate moves
     const writer = await PgStore.open(url, { schema })
     await writer.appendBlocks(blocks.slice(0, 10))
     const opened = await openLedger(`${url}?schema=${schema}`, { readonly: true, pollMs: 3_600_000 })

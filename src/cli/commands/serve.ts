@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
 import { ESTIMATOR_MODES } from '../../api/estimate-feed.js'
 import { createServer } from '../../api/server.js'
@@ -13,7 +11,7 @@ import { openFollowing } from '../serve-follow.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
-import { packageRoot, packageVersion } from '../package-info.js'
+import { gitHash, packageRoot, packageVersion } from '../package-info.js'
 import { openSampleLedger } from '../sample-ledger.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -59,21 +57,6 @@ Stops on SIGINT/SIGTERM: stops accepting connections, lets in-flight requests fi
 most ${SHUTDOWN_GRACE_MS / 1000} s, then closes what is left) and exits 0.
 `
 
-/** The commit of the package's checkout, when it is one (`git_hash` of `GET /v1`). */
-function gitHash(root: string | undefined): string | undefined {
-  if (root === undefined) return undefined
-  try {
-    const head = readFileSync(join(root, '.git', 'HEAD'), 'utf8').trim()
-    if (!head.startsWith('ref: ')) return /^[0-9a-f]{40}$/.test(head) ? head : undefined
-    const ref = head.slice(5)
-    const loose = join(root, '.git', ref)
-    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim()
-    const packed = readFileSync(join(root, '.git', 'packed-refs'), 'utf8')
-    return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.slice(0, 40)
-  } catch {
-    return undefined
-  }
-}
 
 export const run: Command = async (args, io) => {
   const flags = parseFlags('serve', args, {
