@@ -283,6 +283,26 @@ describe('PgStore.watch', () => {
 })
 
 describe('PgStore when its connections are cut', () => {
+  it('a writer whose connection is cut fails that append as LedgerUnavailableError, then reconnects, re-reads the tip and goes on', async () => {
+    const schema = await freshSchema()
+    const chain = new ChainBuilder({ height: 70 })
+    const [b0, b1, b2] = [chain.block({ users: [{ sender: 3 }] }), chain.block({ users: [{ sender: 3 }] }), chain.block({ users: [{ sender: 3 }] })]
+    await using(PgStore.open(url, { schema }), async (s) => {
+      await s.appendBlock(b0)
+      // The writer is the session holding the advisory lock.
+      const killed = await sql<{ ok: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_locks WHERE locktype = 'advisory' AND granted
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND objid = hashtext('${schema}')::oid`,
+      )
+      expect(killed).toEqual([{ ok: true }])
+      await expect(s.appendBlock(b1)).rejects.toBeInstanceOf(LedgerUnavailableError)
+      await s.appendBlock(b1)
+      await s.appendBlock(b2)
+      expect(await s.ledgerInfo()).toMatchObject({ oldest_block_height: 70, block_height: 72 })
+      expect(await s.accountSequenceNumber(addr(3))).toBe(3)
+    })
+  })
+
   it('a read blocked past readTimeoutMs is cancelled by the server (its connection is free again), and the next read answers', async () => {
     const schema = await freshSchema()
     await using(PgStore.open(url, { schema }), (s) => s.appendBlock(new ChainBuilder().block()))
@@ -306,7 +326,7 @@ describe('PgStore when its connections are cut', () => {
     await using(PgStore.open(url, { schema }), (s) => s.appendBlock(new ChainBuilder().block()))
     const replica = await PgStore.open(url, { schema, readonly: true, connectTimeoutMs: 2000 })
     // Every server connection of this replica is terminated, as a server restart would.
-    await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ledger-gas' AND pid <> pg_backend_pid() AND query NOT LIKE '%pg_terminate_backend%'`)
+    await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ledger-gas' AND datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE '%pg_terminate_backend%'`)
     // The pool notices the dead connections: the first reads may fail as unavailable, later ones reconnect.
     let failures = 0
     for (let i = 0; i < 5; i++) {
