@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
@@ -16,7 +17,7 @@ import type { BlockJson } from '../../src/ledger/types.js'
 import { coalesced, openLedger } from '../../src/cli/open-store.js'
 import { sampleBlocks } from '../follow/helpers/chain.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { addr, ChainBuilder, clone } from './fixtures.js'
+import { addr, ChainBuilder, clone, type UserSpec } from './fixtures.js'
 import { describeStoreContract } from './store-contract.js'
 
 let server: TestPostgres
@@ -218,6 +219,89 @@ describe('ingestJsonLines into PgStore', () => {
       expect(resumed).toMatchObject({ appended: 100, skipped: 600 })
       expect(await s.blockByHeight(739, true)).toEqual(blocks[699])
     })
+  })
+})
+
+// A property, kept in this file rather than a *.prop.test.ts so that it shares this file's server.
+describe('PgStore batches against MemoryStore (property)', () => {
+  /** Each run opens a schema of its own (~0.1 s), so a sixth of the budget. */
+  const RUNS = Math.max(5, Math.floor(Number(process.env.FC_NUM_RUNS ?? 60) / 6))
+  const SENDERS = [1, 2, 3, 4]
+  type Kind = 'good' | 'duplicate' | 'gap' | 'seq_gap' | 'seq_repeat'
+  const user = fc.record({ sender: fc.constantFrom(...SENDERS), orderless: fc.boolean() })
+  const step = fc.record({
+    prune: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { freq: 4 }),
+    batch: fc.array(fc.record({ kind: fc.constantFrom<Kind>('good', 'good', 'good', 'good', 'duplicate', 'gap', 'seq_gap', 'seq_repeat'), users: fc.array(user, { maxLength: 4 }) }), { minLength: 1, maxLength: 6 }),
+  })
+
+  /** The blocks of one batch, built on `memory`'s tip and senders: good ones chain, bad ones break one rule. */
+  function build(memory: MemoryStore, batch: { kind: Kind; users: { sender: number; orderless: boolean }[] }[], salt: number): BlockJson[] {
+    const info = memory.ledgerInfo()
+    const chain = new ChainBuilder(info === null ? { height: 5, version: 100 } : { height: BigInt(info.block_height) + 1n, version: BigInt(info.ledger_version) + 1n })
+    for (const k of SENDERS) if (memory.accountSequenceNumber(addr(k)) !== 0) chain.seqs.set(addr(k), BigInt(memory.accountSequenceNumber(addr(k))))
+    const out: BlockJson[] = []
+    for (const [i, b] of batch.entries()) {
+      const users: UserSpec[] = b.users.map((u, j) => (u.orderless ? { sender: u.sender, nonce: salt * 1000 + i * 10 + j } : { sender: u.sender }))
+      if (b.kind === 'duplicate' && out.length > 0) {
+        out.push(clone(out[out.length - 1] as BlockJson))
+        continue
+      }
+      if (b.kind === 'gap') chain.height++
+      if (b.kind === 'seq_gap' || b.kind === 'seq_repeat') {
+        const s = addr(b.users[0]?.sender ?? 1)
+        const next = chain.seqs.get(s) ?? 0n
+        users.unshift({ sender: s, seq: b.kind === 'seq_gap' ? next + 1n : next > 0n ? next - 1n : next + 1n })
+      }
+      out.push(chain.block({ users }))
+    }
+    return out
+  }
+
+  it('appendBlocks over any batches of blocks (duplicates, gaps, broken sequence numbers, prunes between) appends and refuses exactly what MemoryStore.appendBlock one by one does, and answers the same', { timeout: 120_000 }, async () => {
+    let salt = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
+        const store = await PgStore.open(url, { schema: await freshSchema(), maxConnections: 2 })
+        const memory = new MemoryStore()
+        try {
+          for (const { prune, batch } of steps) {
+            const info = memory.ledgerInfo()
+            if (prune !== null && info !== null) {
+              const cut = Math.floor(Number(info.oldest_ledger_version) + prune * (Number(info.ledger_version) - Number(info.oldest_ledger_version) + 1))
+              await store.pruneBelow(cut)
+              memory.pruneBelow(cut)
+            }
+            const blocks = build(memory, batch, salt++)
+            const result = await store.appendBlocks(blocks)
+            let appended = 0
+            let refused: unknown
+            for (const b of blocks) {
+              try {
+                memory.appendBlock(b)
+                appended++
+              } catch (error) {
+                refused = error
+                break
+              }
+            }
+            expect(result.appended).toBe(appended)
+            expect(String(result.refused)).toBe(String(refused))
+          }
+          const info = memory.ledgerInfo()
+          expect(await store.ledgerInfo()).toEqual(info)
+          for (const k of SENDERS) {
+            expect(await store.accountSequenceNumber(addr(k))).toBe(memory.accountSequenceNumber(addr(k)))
+            expect(await store.accountTransactions(addr(k), 0, 1000)).toEqual(memory.accountTransactions(addr(k), 0, 1000))
+          }
+          if (info !== null) {
+            for (let h = Number(info.oldest_block_height) - 1; h <= Number(info.block_height) + 1; h++) expect(await store.blockByHeight(h, true)).toEqual(memory.blockByHeight(h, true))
+          }
+        } finally {
+          await store.close()
+        }
+      }),
+      { numRuns: RUNS },
+    )
   })
 })
 
