@@ -23,11 +23,12 @@ import { describeStoreContract } from './store-contract.js'
 let server: TestPostgres
 /** This file's own database; each store gets its own schema in it. */
 let url: string
+// Starting PostgreSQL takes seconds, more on a loaded machine.
 beforeAll(async () => {
   server = await startTestPostgres()
   url = await server.createDatabase()
-})
-afterAll(async () => server?.close())
+}, 120_000)
+afterAll(async () => server?.close(), 60_000)
 
 async function freshSchema(): Promise<string> {
   return server.createSchema(url)
@@ -56,7 +57,7 @@ async function using<T>(store: Promise<PgStore>, fn: (s: PgStore) => Promise<T>)
   }
 }
 
-describe('PgStore schema', () => {
+describe('PgStore schema', { timeout: 30_000 }, () => {
   const blocks = new ChainBuilder({ height: 3, version: 9 }).blocks(6, (i) => [{ sender: 1 }, { sender: 2, nonce: i }])
 
   it('creates its tables with a ledger marker, schema version and chain id in meta; keys as value − 2^63 bigints, echoed u64 as numeric', async () => {
@@ -184,7 +185,7 @@ describe('PgStore schema', () => {
   })
 })
 
-describe('ingestJsonLines into PgStore', () => {
+describe('ingestJsonLines into PgStore', { timeout: 30_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-ingest-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const blocks = new ChainBuilder({ height: 40, version: 900 }).blocks(700, (i) => [{ sender: 1 + (i % 4) }])
@@ -305,7 +306,7 @@ describe('PgStore batches against MemoryStore (property)', () => {
   })
 })
 
-describe('PgStore.watch', () => {
+describe('PgStore.watch', { timeout: 30_000 }, () => {
   /** Watches `store`, checking that heights only rise; `until(h)` resolves once a height >= h was reported. */
   function watching(store: PgStore, options: { pollMs?: number; listen?: boolean }) {
     const seen: U64[] = []
@@ -366,7 +367,7 @@ describe('PgStore.watch', () => {
   })
 })
 
-describe('PgStore when its connections are cut', () => {
+describe('PgStore when its connections are cut', { timeout: 30_000 }, () => {
   it('a writer whose connection is cut fails that append as LedgerUnavailableError, then reconnects, re-reads the tip and goes on', async () => {
     const schema = await freshSchema()
     const chain = new ChainBuilder({ height: 70 })
