@@ -186,7 +186,8 @@ describe('PgStore schema', { timeout: 30_000 }, () => {
 })
 
 describe('ingestJsonLines into PgStore', { timeout: 30_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-ingest-'))
+  let dir = ''
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-ingest-'))))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const blocks = new ChainBuilder({ height: 40, version: 900 }).blocks(700, (i) => [{ sender: 1 + (i % 4) }])
   const file = (name: string, list: BlockJson[]) => {
