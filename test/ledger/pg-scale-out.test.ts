@@ -28,12 +28,12 @@ const replicas: (CliChild & { url: string })[] = []
 beforeAll(async () => {
   server = await startTestPostgres({ own: true })
   url = await server.createDatabase()
-})
+}, 120_000)
 afterAll(async () => {
   for (const r of replicas) r.child.kill('SIGKILL')
   await server?.close()
   rmSync(dir, { recursive: true, force: true })
-})
+}, 60_000)
 
 const BLOCKS = 1200
 const lines = [...chainLines({ blocks: BLOCKS, seed: 5, accounts: 30, scenario: 'mixed' })]

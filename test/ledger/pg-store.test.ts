@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
@@ -16,17 +17,18 @@ import type { BlockJson } from '../../src/ledger/types.js'
 import { coalesced, openLedger } from '../../src/cli/open-store.js'
 import { sampleBlocks } from '../follow/helpers/chain.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
+import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
 import { describeStoreContract } from './store-contract.js'
 
 let server: TestPostgres
 /** This file's own database; each store gets its own schema in it. */
 let url: string
+// Starting PostgreSQL takes seconds, more on a loaded machine.
 beforeAll(async () => {
   server = await startTestPostgres()
   url = await server.createDatabase()
-})
-afterAll(async () => server?.close())
+}, 120_000)
+afterAll(async () => server?.close(), 60_000)
 
 async function freshSchema(): Promise<string> {
   return server.createSchema(url)
@@ -55,7 +57,7 @@ async function using<T>(store: Promise<PgStore>, fn: (s: PgStore) => Promise<T>)
   }
 }
 
-describe('PgStore schema', () => {
+describe('PgStore schema', { timeout: 30_000 }, () => {
   const blocks = new ChainBuilder({ height: 3, version: 9 }).blocks(6, (i) => [{ sender: 1 }, { sender: 2, nonce: i }])
 
   it('creates its tables with a ledger marker, schema version and chain id in meta; keys as value − 2^63 bigints, echoed u64 as numeric', async () => {
@@ -183,8 +185,9 @@ describe('PgStore schema', () => {
   })
 })
 
-describe('ingestJsonLines into PgStore', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-ingest-'))
+describe('ingestJsonLines into PgStore', { timeout: 30_000 }, () => {
+  let dir = ''
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-ingest-'))))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
   const blocks = new ChainBuilder({ height: 40, version: 900 }).blocks(700, (i) => [{ sender: 1 + (i % 4) }])
   const file = (name: string, list: BlockJson[]) => {
@@ -221,7 +224,90 @@ describe('ingestJsonLines into PgStore', () => {
   })
 })
 
-describe('PgStore.watch', () => {
+// A property, kept in this file rather than a *.prop.test.ts so that it shares this file's server.
+describe('PgStore batches against MemoryStore (property)', () => {
+  /** Each run opens a schema of its own (~0.1 s), so a sixth of the budget. */
+  const RUNS = Math.max(5, Math.floor(Number(process.env.FC_NUM_RUNS ?? 60) / 6))
+  const SENDERS = [1, 2, 3, 4]
+  type Kind = 'good' | 'duplicate' | 'gap' | 'seq_gap' | 'seq_repeat'
+  const user = fc.record({ sender: fc.constantFrom(...SENDERS), orderless: fc.boolean() })
+  const step = fc.record({
+    prune: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { freq: 4 }),
+    batch: fc.array(fc.record({ kind: fc.constantFrom<Kind>('good', 'good', 'good', 'good', 'duplicate', 'gap', 'seq_gap', 'seq_repeat'), users: fc.array(user, { maxLength: 4 }) }), { minLength: 1, maxLength: 6 }),
+  })
+
+  /** The blocks of one batch, built on `memory`'s tip and senders: good ones chain, bad ones break one rule. */
+  function build(memory: MemoryStore, batch: { kind: Kind; users: { sender: number; orderless: boolean }[] }[], salt: number): BlockJson[] {
+    const info = memory.ledgerInfo()
+    const chain = new ChainBuilder(info === null ? { height: 5, version: 100 } : { height: BigInt(info.block_height) + 1n, version: BigInt(info.ledger_version) + 1n })
+    for (const k of SENDERS) if (memory.accountSequenceNumber(addr(k)) !== 0) chain.seqs.set(addr(k), BigInt(memory.accountSequenceNumber(addr(k))))
+    const out: BlockJson[] = []
+    for (const [i, b] of batch.entries()) {
+      const users: UserSpec[] = b.users.map((u, j) => (u.orderless ? { sender: u.sender, nonce: salt * 1000 + i * 10 + j } : { sender: u.sender }))
+      if (b.kind === 'duplicate' && out.length > 0) {
+        out.push(clone(out[out.length - 1] as BlockJson))
+        continue
+      }
+      if (b.kind === 'gap') chain.height++
+      if (b.kind === 'seq_gap' || b.kind === 'seq_repeat') {
+        const s = addr(b.users[0]?.sender ?? 1)
+        const next = chain.seqs.get(s) ?? 0n
+        users.unshift({ sender: s, seq: b.kind === 'seq_gap' ? next + 1n : next > 0n ? next - 1n : next + 1n })
+      }
+      out.push(chain.block({ users }))
+    }
+    return out
+  }
+
+  it('appendBlocks over any batches of blocks (duplicates, gaps, broken sequence numbers, prunes between) appends and refuses exactly what MemoryStore.appendBlock one by one does, and answers the same', { timeout: 120_000 }, async () => {
+    let salt = 0
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 5 }), async (steps) => {
+        const store = await PgStore.open(url, { schema: await freshSchema(), maxConnections: 2 })
+        const memory = new MemoryStore()
+        try {
+          for (const { prune, batch } of steps) {
+            const info = memory.ledgerInfo()
+            if (prune !== null && info !== null) {
+              const cut = Math.floor(Number(info.oldest_ledger_version) + prune * (Number(info.ledger_version) - Number(info.oldest_ledger_version) + 1))
+              await store.pruneBelow(cut)
+              memory.pruneBelow(cut)
+            }
+            const blocks = build(memory, batch, salt++)
+            const result = await store.appendBlocks(blocks)
+            let appended = 0
+            let refused: unknown
+            for (const b of blocks) {
+              try {
+                memory.appendBlock(b)
+                appended++
+              } catch (error) {
+                refused = error
+                break
+              }
+            }
+            expect(result.appended).toBe(appended)
+            expect(String(result.refused)).toBe(String(refused))
+          }
+          const info = memory.ledgerInfo()
+          expect(await store.ledgerInfo()).toEqual(info)
+          for (const k of SENDERS) {
+            expect(await store.accountSequenceNumber(addr(k))).toBe(memory.accountSequenceNumber(addr(k)))
+            expect(await store.accountTransactions(addr(k), 0, 1000)).toEqual(memory.accountTransactions(addr(k), 0, 1000))
+          }
+          if (info !== null) {
+            for (let h = Number(info.oldest_block_height) - 1; h <= Number(info.block_height) + 1; h++) expect(await store.blockByHeight(h, true)).toEqual(memory.blockByHeight(h, true))
+          }
+        } finally {
+          await store.close()
+        }
+      }),
+      { numRuns: RUNS },
+    )
+  })
+})
+
+describe('PgStore.watch', { timeout: 30_000 }, () => {
   /** Watches `store`, checking that heights only rise; `until(h)` resolves once a height >= h was reported. */
   function watching(store: PgStore, options: { pollMs?: number; listen?: boolean }) {
     const seen: U64[] = []
@@ -282,7 +368,27 @@ describe('PgStore.watch', () => {
   })
 })
 
-describe('PgStore when its connections are cut', () => {
+describe('PgStore when its connections are cut', { timeout: 30_000 }, () => {
+  it('a writer whose connection is cut fails that append as LedgerUnavailableError, then reconnects, re-reads the tip and goes on', async () => {
+    const schema = await freshSchema()
+    const chain = new ChainBuilder({ height: 70 })
+    const [b0, b1, b2] = [chain.block({ users: [{ sender: 3 }] }), chain.block({ users: [{ sender: 3 }] }), chain.block({ users: [{ sender: 3 }] })]
+    await using(PgStore.open(url, { schema }), async (s) => {
+      await s.appendBlock(b0)
+      // The writer is the session holding the advisory lock.
+      const killed = await sql<{ ok: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_locks WHERE locktype = 'advisory' AND granted
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) AND objid = hashtext('${schema}')::oid`,
+      )
+      expect(killed).toEqual([{ ok: true }])
+      await expect(s.appendBlock(b1)).rejects.toBeInstanceOf(LedgerUnavailableError)
+      await s.appendBlock(b1)
+      await s.appendBlock(b2)
+      expect(await s.ledgerInfo()).toMatchObject({ oldest_block_height: 70, block_height: 72 })
+      expect(await s.accountSequenceNumber(addr(3))).toBe(3)
+    })
+  })
+
   it('a read blocked past readTimeoutMs is cancelled by the server (its connection is free again), and the next read answers', async () => {
     const schema = await freshSchema()
     await using(PgStore.open(url, { schema }), (s) => s.appendBlock(new ChainBuilder().block()))
@@ -306,7 +412,7 @@ describe('PgStore when its connections are cut', () => {
     await using(PgStore.open(url, { schema }), (s) => s.appendBlock(new ChainBuilder().block()))
     const replica = await PgStore.open(url, { schema, readonly: true, connectTimeoutMs: 2000 })
     // Every server connection of this replica is terminated, as a server restart would.
-    await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ledger-gas' AND pid <> pg_backend_pid() AND query NOT LIKE '%pg_terminate_backend%'`)
+    await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'ledger-gas' AND datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE '%pg_terminate_backend%'`)
     // The pool notices the dead connections: the first reads may fail as unavailable, later ones reconnect.
     let failures = 0
     for (let i = 0; i < 5; i++) {
