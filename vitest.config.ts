@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
  * `npm run test:deep` (`vitest run --mode deep`): the budgets of test/budget.ts raised to at
@@ -7,8 +7,16 @@ import { defineConfig } from 'vitest/config'
  */
 const DEEP = { FC_NUM_RUNS: '300', HOSTILE_REQUESTS: '10000', CRASH_KILLS: '6', CRASH_BLOCKS: '4000' }
 
+/**
+ * The packaging test (npm pack, an offline install of the tarball, every entry point imported)
+ * spends ~20 s in npm itself, so it runs in `npm run test:pack` (and `test:deep`, and CI) rather
+ * than in every `npm test`.
+ */
+const PACK_TESTS = 'test/package/**'
+
 export default defineConfig(({ mode }) => ({
   test: {
+    exclude: mode === 'pack' || mode === 'deep' ? configDefaults.exclude : [...configDefaults.exclude, PACK_TESTS],
     env: mode === 'deep' ? Object.fromEntries(Object.entries(DEEP).map(([k, v]) => [k, process.env[k] ?? v])) : {},
     // Child processes, not threads: a CLI test chdirs, which worker threads do not allow.
     pool: 'forks',
