@@ -12,6 +12,7 @@ const COUNT = (description: string): Schema => ({ type: 'integer', minimum: 0, d
 const PROBABILITY = (description: string): Schema => nullable({ type: 'number', minimum: 0, maximum: 1, description })
 const TIERS = ['deprioritized', 'regular', 'prioritized'] as const
 const RAISED_BY: Schema = { type: 'string', enum: ['deprioritized', 'regular', null], nullable: true, description: 'The lower tier whose price raised this one to keep the tiers ordered, if any' }
+const CAPPED_BY: Schema = { type: 'string', enum: ['regular', 'prioritized', null], nullable: true, description: 'The higher tier whose price capped this one to keep the tiers ordered, if any' }
 const AS_OF = nullable(object({ block_height: INT(), epoch: INT() }, ['block_height', 'epoch'], { description: 'The newest block the estimator has ingested; null before any' }))
 const closed = { additionalProperties: false } as const
 
@@ -122,9 +123,9 @@ export const GAS_SCHEMAS: Readonly<Record<string, Schema>> = {
       floor_bound: { type: 'boolean' },
       level: { type: 'number', description: 'Quantile level in use after calibration (1 − α); above 1 means beyond the recent maximum' },
       samples: COUNT('k-block samples the price is read from (at most the window)'),
-      raised_by: RAISED_BY,
+      capped_by: CAPPED_BY,
     },
-    ['tier', 'promise', 'price', 'coverage', 'floor_bound', 'level', 'samples', 'raised_by'],
+    ['tier', 'promise', 'price', 'coverage', 'floor_bound', 'level', 'samples', 'capped_by'],
   ),
   CalibratedEstimateExplain: object(
     {
