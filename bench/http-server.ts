@@ -1,7 +1,8 @@
 /**
  * The server side of bench/http.ts, run in a child process so the load generator does not share
  * its event loop. argv: `bare <body>` | `memory <chain.jsonl>` | `sqlite <ledger.db>`. Sends
- * `{ url }` over IPC once listening on 127.0.0.1, exits on `stop`.
+ * `{ url }` over IPC once listening on 127.0.0.1, exits on `stop`. The API server runs as `serve`
+ * does, request logging included (to /dev/null).
  */
 import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
     return
   }
   const store: LedgerStore = kind === 'memory' ? await MemoryStore.fromJsonLines(arg) : SqliteStore.open(arg, { readonly: true })
-  const server = await createServer({ store })
+  // As `serve` runs it: request logs at info (to /dev/null here, as a log shipper would take them),
+  // metrics, request ids, CORS and the connection gate all on.
+  const server = await createServer({ store, logger: { level: 'info', file: '/dev/null' } })
   const url = await server.listen({ port: 0, host: '127.0.0.1' })
   process.send?.({ url })
   process.on('message', async (m) => {

@@ -20,6 +20,7 @@ const URL_OF: Record<EndpointName, string> = {
   get_gas_price: '/v1/gas/price?k=1&q=0.5',
   get_gas_history: '/v1/gas/history',
   get_gas_explain: '/v1/gas/explain',
+  healthy: '/v1/-/healthy',
 }
 /** Every route that needs the ledger (all but the OpenAPI document). */
 const LEDGER_URLS = ENDPOINTS.filter((name) => name !== 'spec').map((name) => URL_OF[name])

@@ -42,6 +42,7 @@ describe('GET /v1/spec.json', () => {
       '/gas/history': 'get_gas_history',
       '/gas/inclusion': 'get_gas_inclusion',
       '/gas/price': 'get_gas_price',
+      '/-/healthy': 'healthy',
     })
     const params = (path: string) => doc.paths[path]?.get?.parameters.map((p) => [p.name, p.in, p.required, p.schema.type, p.schema.minimum, p.schema.maximum])
     expect(params('/gas/inclusion')).toEqual([
