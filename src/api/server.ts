@@ -14,6 +14,7 @@ import { toErrorReply } from './error-map.js'
 import { ApiError } from './errors.js'
 import { ESTIMATOR_MODES, EstimateFeed, type EstimatorMode } from './estimate-feed.js'
 import { drainOnClose } from './drain.js'
+import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS, GasStream } from './gas-stream.js'
 import { checkLimit, clientErrorHandler, connectHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
 import { NOT_FOUND_OPERATION, ServerMetrics } from './metrics.js'
@@ -28,6 +29,7 @@ import { gasExplainRoute } from './routes/gas-explain.js'
 import { gasHistoryRoute } from './routes/gas-history.js'
 import { gasInclusionRoute } from './routes/gas-inclusion.js'
 import { gasPriceRoute } from './routes/gas-price.js'
+import { gasStreamRoute } from './routes/gas-stream.js'
 import { healthyRoute } from './routes/healthy.js'
 import { ledgerInfoRoute } from './routes/ledger-info.js'
 import { metricsRoute } from './routes/metrics.js'
@@ -97,6 +99,12 @@ export interface ServerOptions {
   maxInFlightPerConnection?: number
   /** Requests of one connection parsed and waiting; more → the connection is closed. Default 1024. */
   maxWaitingPerConnection?: number
+  /** Interval (ms) of the `/v1/gas/stream` keep-alive comment. Default 15000. */
+  streamKeepAliveMs?: number
+  /** Unread bytes a `/v1/gas/stream` client may hold before it is dropped. Default 65536. */
+  streamBufferBytes?: number
+  /** How often (ms) the store is polled for new blocks while stream clients are connected. Default 1000. */
+  streamPollMs?: number
   /**
    * Deadline (ms) of each asynchronous store read, and of the estimate's catch-up within a
    * request: past it the request is answered 503 and the store's late answer is dropped.
@@ -131,6 +139,8 @@ export interface ReadApiServer {
   readonly metrics: ServerMetrics
   /** The per-connection bound on pipelined work; its events tell when a connection stops being read. */
   readonly connections: ConnectionGate
+  /** The `/v1/gas/stream` hub (clients, events). */
+  readonly stream: GasStream
   /** Starts listening; resolves to the URL (e.g. `http://127.0.0.1:8080`). */
   listen(options?: { port?: number; host?: string }): Promise<string>
   /** Stops accepting connections and waits for in-flight requests. Does not close the store. */
@@ -174,6 +184,11 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   const maxInFlight = checkLimit('maxInFlightPerConnection', options.maxInFlightPerConnection ?? DEFAULT_MAX_IN_FLIGHT)
   const maxWaiting = checkLimit('maxWaitingPerConnection', options.maxWaitingPerConnection ?? DEFAULT_MAX_WAITING)
   const clock = options.clock ?? Date.now
+  const streamOptions = {
+    keepAliveMs: checkLimit('streamKeepAliveMs', options.streamKeepAliveMs ?? DEFAULT_STREAM_KEEPALIVE_MS),
+    bufferBytes: checkLimit('streamBufferBytes', options.streamBufferBytes ?? DEFAULT_STREAM_BUFFER_BYTES),
+    pollMs: checkLimit('streamPollMs', options.streamPollMs ?? DEFAULT_STREAM_POLL_MS),
+  }
 
   // The gate needs Fastify's handler and the metrics; both exist only once Fastify is made.
   let gate: ConnectionGate | undefined
@@ -214,7 +229,17 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   })
   const feed = new EstimateFeed(store, config, { mode, calibrated }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`))
   const connections = gate as unknown as ConnectionGate
-  metrics = new ServerMetrics({ feed }, { streamClients: () => 0, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
+  const sync = async () => {
+    const info = await store.ledgerInfo()
+    if (info !== null) await feed.syncTo(info)
+  }
+  const stream: GasStream = new GasStream(feed, {
+    ...streamOptions,
+    sync,
+    onDrop: () => metrics?.streamDropped.inc(),
+    onEvent: () => metrics?.streamEvents.inc(),
+  })
+  metrics = new ServerMetrics({ feed }, { streamClients: () => stream.size, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
   const ctx: ApiContext = {
     store,
     feed,
@@ -326,6 +351,12 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     { prefix: '/v1' },
   )
   fastify.route(metricsRoute(ctx))
+  fastify.route(gasStreamRoute(stream))
+  // Event streams never end on their own: ended before Fastify waits for connections to finish.
+  fastify.addHook('preClose', (done) => {
+    stream.close()
+    done()
+  })
   fastify.route({
     method: 'OPTIONS',
     url: '*',
@@ -334,10 +365,6 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   })
   await fastify.ready()
 
-  const sync = async () => {
-    const info = await store.ledgerInfo()
-    if (info !== null) await ctx.feed.syncTo(info)
-  }
   try {
     await sync()
   } catch (error) {
@@ -350,6 +377,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     fastify,
     metrics,
     connections,
+    stream,
     appendBlock: (block) => ctx.feed.append(block),
     sync,
     estimate: () => ctx.feed.estimate(),
