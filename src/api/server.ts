@@ -28,6 +28,7 @@ import { gasEstimateRoute } from './routes/gas-estimate.js'
 import { gasExplainRoute } from './routes/gas-explain.js'
 import { gasHistoryRoute } from './routes/gas-history.js'
 import { gasInclusionRoute } from './routes/gas-inclusion.js'
+import { gasPageRoute } from './routes/gas-page.js'
 import { gasPriceRoute } from './routes/gas-price.js'
 import { gasStreamRoute } from './routes/gas-stream.js'
 import { healthyRoute } from './routes/healthy.js'
@@ -352,6 +353,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   )
   fastify.route(metricsRoute(ctx))
   fastify.route(gasStreamRoute(stream))
+  fastify.route(gasPageRoute())
   // Event streams never end on their own: ended before Fastify waits for connections to finish.
   fastify.addHook('preClose', (done) => {
     stream.close()

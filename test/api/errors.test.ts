@@ -30,7 +30,7 @@ const ESTIMATE_URLS = ['/v1/estimate_gas_price', ...ENDPOINTS.filter((name) => n
 describe('errors', () => {
   it('unknown routes and methods are 404 web_framework_error JSON, with ledger headers', async () => {
     const server = await serverOf(blocks)
-    for (const [method, url] of [['GET', '/v1/nope'], ['GET', '/'], ['GET', '/v2/estimate_gas_price'], ['POST', '/v1/estimate_gas_price'], ['DELETE', '/v1/transactions/by_version/1'], ['GET', '/v1/accounts/0x1']] as const) {
+    for (const [method, url] of [['GET', '/v1/nope'], ['GET', '/index.html'], ['GET', '/v2/estimate_gas_price'], ['POST', '/v1/estimate_gas_price'], ['DELETE', '/v1/transactions/by_version/1'], ['GET', '/v1/accounts/0x1']] as const) {
       const res = await server.fastify.inject({ method, url })
       expect(expectError(res, 404, 'web_framework_error').message).toContain('not found')
       for (const h of headerNames()) expect(res.headers[h]).toBeDefined()
