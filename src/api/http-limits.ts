@@ -22,6 +22,9 @@ export function checkLimit(key: string, value: number, max = 2 ** 31 - 1): numbe
   return value
 }
 
+/** Where an over-long URL is routed: a path no GET route has (`/` is the gas page). */
+const OVERLONG_PATH = '/-/uri-too-long'
+
 /**
  * The URL length limit, applied through Fastify's `rewriteUrl` so that it holds for sockets and
  * `inject` alike and before the router reads any parameter: an over-long URL is routed to a path
@@ -34,7 +37,7 @@ export function urlLimit(maxUrlLength: number) {
       const url = req.url ?? '/'
       if (url.length <= maxUrlLength) return url
       tooLong.set(req, url.length)
-      return '/'
+      return OVERLONG_PATH
     },
     /** The 414 error of a request whose URL was over the limit, `undefined` for any other. */
     rejection(req: IncomingMessage): ApiError | undefined {
