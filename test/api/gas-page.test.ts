@@ -43,12 +43,13 @@ describe('the live gas page (GET /) in Chromium', () => {
 
     const served = (await (await fetch(`${url}/v1/estimate_gas_price`)).json()) as Record<string, number>
     const text = (id: string) => page.locator(`#${id}`).textContent()
-    await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live')
+    // Predicates run in the page, so they are given as source text.
+    await page.waitForFunction("document.querySelector('#live')?.textContent === 'live'")
     expect(await text('aptos-deprioritized')).toBe(String(served.deprioritized_gas_estimate))
     expect(await text('aptos-regular')).toBe(String(served.gas_estimate))
     expect(await text('aptos-prioritized')).toBe(String(served.prioritized_gas_estimate))
     const calibrated = (await (await fetch(`${url}/v1/gas/estimate`)).json()) as Record<string, { price: number; promise: { k: number; q: number } }>
-    await page.waitForFunction(() => (document.querySelector('#promise-regular')?.textContent ?? '') !== '')
+    await page.waitForFunction("(document.querySelector('#promise-regular')?.textContent ?? '') !== ''")
     expect(await text('calibrated-regular')).toBe(String(calibrated.regular?.price))
     expect(await text('promise-regular')).toBe(`included within ${calibrated.regular?.promise.k} blocks with p ≥ ${calibrated.regular?.promise.q}`)
     expect(await page.locator('#chart rect').count()).toBe(300)
@@ -60,10 +61,11 @@ describe('the live gas page (GET /) in Chromium', () => {
     const last = await store.blockByHeight(info?.block_height ?? 0, false)
     const next = new ChainBuilder({ height: height + 1n, version: BigInt(info?.ledger_version ?? 0) + 1n, epoch: info?.epoch ?? 0, timestamp: BigInt(last?.block_timestamp ?? 0) + 1_000_000n })
     await server.appendBlock(next.block({ users: [{ sender: 1, gas_unit_price: 150 }] }))
-    await page.waitForFunction((h) => document.querySelector('#block-height')?.textContent === h, String(height + 1n))
+    const newHeight = JSON.stringify(String(height + 1n))
+    await page.waitForFunction(`document.querySelector('#block-height')?.textContent === ${newHeight}`)
     const after = (await (await fetch(`${url}/v1/estimate_gas_price`)).json()) as Record<string, number>
     expect(await text('aptos-regular')).toBe(String(after.gas_estimate))
-    await page.waitForFunction((h) => document.querySelector('#chart rect:last-of-type title')?.textContent?.startsWith(`block ${h}:`) === true, String(height + 1n))
+    await page.waitForFunction(`document.querySelector('#chart rect:last-of-type title')?.textContent?.startsWith('block ' + ${newHeight} + ':') === true`)
 
     // Self-contained: every request the page made went to this server.
     expect(requests.every((r) => r.startsWith(url))).toBe(true)
