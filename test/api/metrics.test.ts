@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { GAS_LEVELS, LATENCY_BUCKETS } from '../../src/api/metrics.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
@@ -76,5 +78,15 @@ describe('GET /metrics (Prometheus text)', () => {
     await a.fastify.inject({ method: 'GET', url: '/v1' })
     expect((await a.fastify.inject({ method: 'GET', url: '/metrics' })).body).toContain('operation_id="get_ledger_info",status="200"} 1')
     expect((await b.fastify.inject({ method: 'GET', url: '/metrics' })).body).not.toContain('operation_id="get_ledger_info"')
+  })
+
+  it("every metric of the README's table is exported, and every exported one outside prom-client's defaults is in the table", async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('### Metrics (`GET /metrics`)'), readme.indexOf('### Request ids and logs'))
+    const documented = new Set([...section.matchAll(/^\| ([^|]+) \|/gm)].flatMap((m) => [...(m[1] as string).matchAll(/`([a-z_]+)`/g)].map((n) => n[1] as string)))
+    const server = await serverOf(blocks)
+    const text = (await server.fastify.inject({ method: 'GET', url: '/metrics' })).body
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1] as string).filter((n) => !/^(process|nodejs)_/.test(n)))
+    expect([...documented].sort()).toEqual([...exported].sort())
   })
 })

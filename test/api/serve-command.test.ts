@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
-import { run } from '../../src/cli/commands/serve.js'
+import { envName } from '../../src/cli/args.js'
+import { FLAGS, run } from '../../src/cli/commands/serve.js'
 import { UsageError } from '../../src/cli/errors.js'
 import type { CliIo } from '../../src/cli/io.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
@@ -191,6 +192,12 @@ describe('ledger-gas serve', () => {
     } finally {
       process.env = saved
     }
+  })
+
+  it("the README's flag/environment table lists every serve flag with its variable", () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+    const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])
+    expect(rows).toEqual(Object.keys(FLAGS).map((f) => [f, envName(f)]))
   })
 
   it('refuses bad command lines with a usage error', async () => {

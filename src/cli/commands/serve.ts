@@ -23,7 +23,7 @@ const SHUTDOWN_GRACE_MS = 10_000
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** The flags of `serve` (each also settable as `LEDGER_GAS_<FLAG>`, see `envName`). */
-const FLAGS = {
+export const FLAGS = {
   data: { type: 'string' },
   db: { type: 'string' },
   port: { type: 'string', short: 'p' },
