@@ -6,9 +6,9 @@ import { InvalidConfigError } from '../core/errors.js'
 import type { GasEstimate } from '../core/wire.js'
 import type { LedgerStore } from '../ledger/store.js'
 import type { BlockJson } from '../ledger/types.js'
-import { acceptTypeOf } from './accept.js'
 import { ConnectionGate, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from './connection-gate.js'
 import { JSON_TYPE, readLedger, type ApiContext, type RouteConfig } from './context.js'
+import { installConventions } from './conventions.js'
 import { Cors } from './cors.js'
 import { toErrorReply } from './error-map.js'
 import { ApiError } from './errors.js'
@@ -17,8 +17,8 @@ import { drainOnClose } from './drain.js'
 import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS, GasStream } from './gas-stream.js'
 import { checkLimit, clientErrorHandler, connectHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
-import { NOT_FOUND_OPERATION, ServerMetrics } from './metrics.js'
-import { buildOpenApi, type ApiRoute, type RouteRecord, type RouteSchema } from './openapi.js'
+import { ServerMetrics } from './metrics.js'
+import { buildOpenApi, type ApiRoute, type RouteRecord } from './openapi.js'
 import { checkPageSizes, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page.js'
 import { compileParamParser } from './params.js'
 import { accountTransactionsRoute } from './routes/account-transactions.js'
@@ -285,41 +285,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   })
 
   const records: RouteRecord[] = []
-  const notFound = metrics.route(NOT_FOUND_OPERATION)
-  fastify.addHook('onRoute', (route) => {
-    const schema = route.schema as RouteSchema | undefined
-    const config = (route.config ?? {}) as Partial<RouteConfig>
-    const operationId = schema?.operationId ?? config.operationId ?? route.url
-    // Each route's metrics recorder is made once here, not found per request.
-    route.config = { ...config, operationId, produces: config.produces ?? 'json', recorder: (metrics as ServerMetrics).route(operationId) } satisfies RouteConfig
-    if (route.method === 'HEAD' || schema === undefined) return
-    records.push({ method: String(route.method), url: route.url, schema })
-  })
-  // Conventions of every answer (routes, 404s, disabled endpoints): the request id, CORS, the
-  // Host and Expect checks Node would have answered bare, and content negotiation.
-  fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id)
-    const h = request.headers
-    if (h.origin !== undefined) cors.apply(request, reply)
-    if (h.host === undefined && request.raw.httpVersion === '1.1') {
-      reply.header('connection', 'close')
-      return done(new ApiError('missing_host', 'an HTTP/1.1 request must have a Host header'))
-    }
-    if (h.expect !== undefined && !/^100-continue$/i.test(h.expect)) {
-      reply.header('connection', 'close')
-      return done(new ApiError('expectation_failed', `Expect: ${JSON.stringify(h.expect.slice(0, 64))} is not supported; only 100-continue is`))
-    }
-    if (h.accept !== undefined && acceptTypeOf(h.accept) === 'bcs') {
-      const config = request.routeOptions.config as Partial<RouteConfig>
-      if (config.produces === 'json') return done(new ApiError('bcs_not_supported', `BCS is not supported by ${config.operationId}; ask for application/json`))
-    }
-    done()
-  })
-  fastify.addHook('onResponse', (request, reply, done) => {
-    const recorder = (request.routeOptions.config as Partial<RouteConfig>).recorder ?? notFound
-    recorder.record(request.method, reply.statusCode, reply.elapsedTime / 1000)
-    done()
-  })
+  installConventions(fastify, { cors, metrics, onSchemaRoute: (record) => records.push(record) })
   let specJson: string | undefined
   const document = () => (specJson ??= JSON.stringify(buildOpenApi(records, { headerPrefix, version: options.version ?? '0.0.0' })))
 
