@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { ERROR_MAP } from '../../src/api/error-map.js'
 import { createServer, ENDPOINTS, type EndpointName } from '../../src/api/index.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
@@ -198,5 +201,15 @@ describe('ledger headers', () => {
     const res = await get(server, '/v1/transactions/by_version/5')
     expect(res.headers['x-node-block-height']).toBe('2')
     expect(res.headers['x-node-ledger-version']).toBe('6')
+  })
+})
+
+describe('the README error table', () => {
+  it('lists exactly the (status, error_code) pairs of ERROR_MAP', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('### HTTP errors'), readme.indexOf('## Operating the server'))
+    const documented = new Set([...section.matchAll(/\| (\d{3}) \| `([a-z_]+)` \|$/gm)].map((m) => `${m[1]} ${m[2]}`))
+    const mapped = new Set(Object.values(ERROR_MAP).map((r) => `${r.status} ${r.error_code}`))
+    expect([...documented].sort()).toEqual([...mapped].sort())
   })
 })
