@@ -4,8 +4,9 @@ import type { GasStream } from '../gas-stream.js'
 
 /**
  * `GET /v1/gas/stream`: the gas estimates as Server-Sent Events (see `GasStream`). The reply is
- * hijacked after the hooks ran, so it carries the request id and CORS headers like any answer,
- * and it is counted in `aptos_api_requests` when it ends.
+ * hijacked after the hooks ran, so it carries the request id and CORS headers like any answer;
+ * Fastify's onResponse still sees it end, so it is counted in `aptos_api_requests` then (its
+ * latency is the stream's whole life).
  */
 export function gasStreamRoute(stream: GasStream): RouteOptions {
   const config: RouteConfig = { operationId: 'get_gas_stream', produces: 'other' }
@@ -15,10 +16,6 @@ export function gasStreamRoute(stream: GasStream): RouteOptions {
     config,
     handler(request: FastifyRequest, reply: FastifyReply) {
       const headers = reply.getHeaders() as Record<string, string | number | string[]>
-      // A hijacked reply skips onResponse: the stream is counted when it ends, its latency its whole life.
-      const recorder = (request.routeOptions.config as Partial<RouteConfig>).recorder
-      const started = performance.now()
-      reply.raw.once('close', () => recorder?.record(request.method, 200, (performance.now() - started) / 1000))
       reply.hijack()
       const last = request.headers['last-event-id']
       stream.attach(reply.raw, headers, typeof last === 'string' ? last : undefined)
