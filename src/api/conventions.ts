@@ -27,9 +27,10 @@ export function installConventions(fastify: FastifyInstance, options: { cors: Co
     const schema = route.schema as RouteSchema | undefined
     const config = (route.config ?? {}) as Partial<RouteConfig>
     const operationId = schema?.operationId ?? config.operationId ?? route.url
-    route.config = { ...config, operationId, produces: config.produces ?? 'json', recorder: metrics.route(operationId) } satisfies RouteConfig
+    const produces = config.produces ?? 'json'
+    route.config = { ...config, operationId, produces, recorder: metrics.route(operationId) } satisfies RouteConfig
     if (route.method === 'HEAD' || schema === undefined) return
-    options.onSchemaRoute({ method: String(route.method), url: route.url, schema })
+    options.onSchemaRoute({ method: String(route.method), url: route.url, schema, bcs: produces === 'json+bcs' })
   })
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id)
