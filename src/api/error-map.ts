@@ -88,7 +88,9 @@ interface FrameworkError {
 export function toErrorReply(error: unknown): ErrorReply {
   if (error instanceof ApiError) {
     const row = ERROR_MAP[error.code]
-    return { status: row.status, body: { message: row.status === 500 ? INTERNAL_MESSAGE : error.message, error_code: row.error_code }, fault: row.status >= 500 }
+    // A failed health check is the answer asked for (a load balancer probes every few seconds), not a server fault to log.
+    const fault = row.status >= 500 && error.code !== 'health_check_failed'
+    return { status: row.status, body: { message: row.status === 500 ? INTERNAL_MESSAGE : error.message, error_code: row.error_code }, fault }
   }
   const e = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError
   // An over-long path segment is an unparsable path value like any other (the router's own 414

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError, expectSchema } from './helpers/schemas.js'
 import { faultyStore, headerNames, serverOf, storeOf } from './helpers/server.js'
-import { createServer } from '../../src/api/index.js'
+import { ApiError, createServer, toErrorReply } from '../../src/api/index.js'
 
 /** Five blocks; the newest is stamped at `newest` µs. */
 const chain = new ChainBuilder({ timestamp: 1_700_000_000_000_000n })
@@ -31,6 +31,7 @@ describe('GET /v1/-/healthy (as the Aptos node)', () => {
     const stale = await at()
     expect(expectError(stale, 503, 'health_check_failed').message).toBe(`The latest ledger info timestamp is ${newestUs} µs, 30.001 s old, which is beyond the allowed skew (30s).`)
     for (const h of headerNames()) expect(stale.headers[h]).toBeDefined()
+    expect(toErrorReply(new ApiError('health_check_failed', 'old')).fault).toBe(false)
     // A ledger ahead of the clock is healthy, as is any age with duration_secs at u32::MAX.
     now = newestMs - 60_000
     expect((await at()).statusCode).toBe(200)
