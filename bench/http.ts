@@ -30,6 +30,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     rounds: { type: 'string', default: '5' },
     data: { type: 'string', default: join(here, '..', 'data', 'chain.jsonl') },
+    /** `estimate`: only the estimate-vs-bare rounds (a quicker check while tuning). */
+    only: { type: 'string' },
   },
 })
 const DURATION = Number(values.duration)
@@ -159,6 +161,9 @@ function medianRow(rows: Row[]): Row {
   }
 }
 
+/** Thrown to skip the other rows (`--only estimate`). */
+class Done extends Error {}
+
 async function main(): Promise<void> {
   const text = readFileSync(DATA, 'utf8')
   const blocks = text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as BlockJson)
@@ -175,8 +180,8 @@ async function main(): Promise<void> {
   const rows: Row[] = []
   let estimateRow: Row
   let bareRow: Row
-  let ratios: number[]
-  let cpuRatios: number[]
+  let ratios: number[] = []
+  let cpuRatios: number[] = []
   try {
     const memory = await startServer('memory', DATA)
     const body = await (await fetch(`${memory.url}/v1/estimate_gas_price`)).text()
@@ -194,6 +199,10 @@ async function main(): Promise<void> {
     estimateRow = medianRow(estimateRuns)
     bareRow = medianRow(bareRuns)
     rows.push(bareRow, estimateRow)
+    if (values.only === 'estimate') {
+      await stopServer(memory)
+      throw new Done()
+    }
     rows.push(await load(memory, byVersion, ['GET /v1/transactions/by_version/{v}', 'memory']))
     rows.push(await load(memory, listing, ['GET /v1/accounts/{a}/transactions', 'memory']))
     await stopServer(memory)
@@ -203,6 +212,8 @@ async function main(): Promise<void> {
     rows.push(await load(sql, byVersion, ['GET /v1/transactions/by_version/{v}', 'sqlite']))
     rows.push(await load(sql, listing, ['GET /v1/accounts/{a}/transactions', 'sqlite']))
     await stopServer(sql)
+  } catch (error) {
+    if (!(error instanceof Done)) throw error
   } finally {
     rmSync(tmp, { recursive: true, force: true })
   }

@@ -3,6 +3,7 @@ import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
 import type { EstimateFeed, FeedView } from './estimate-feed.js'
 import { ApiError } from './errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'
+import type { RouteRecorder, ServerMetrics } from './metrics.js'
 import { withDeadline } from './store-guard.js'
 
 /** What the route handlers share: the store, the estimate, page sizes and the header builder. */
@@ -17,6 +18,25 @@ export interface ApiContext {
   gitHash: string | undefined
   /** Deadline of one asynchronous store read, and of the estimate's catch-up in a request. */
   storeTimeoutMs: number
+  metrics: ServerMetrics
+  /** Wall clock (ms since the Unix epoch); injectable so health checks can be tested. */
+  clock: () => number
+}
+
+/**
+ * What a route sends, for content negotiation: `json` routes answer `Accept: application/x-bcs`
+ * with 400 `bcs_not_supported`; `json+bcs` routes encode BCS themselves; `other` (HTML, text,
+ * event streams) is never JSON, so never mislabelled.
+ */
+export type Produces = 'json' | 'json+bcs' | 'other'
+
+/** Fastify route `config` of every route of this server. */
+export interface RouteConfig {
+  /** Operation id: the `operation_id` label of the request metrics and the name `disabled` takes. */
+  operationId: string
+  produces: Produces
+  /** Its request metrics, made once when the route is registered. */
+  recorder?: RouteRecorder
 }
 
 /** JSON content type of every body the API sends. */

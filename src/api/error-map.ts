@@ -49,6 +49,11 @@ export const ERROR_MAP: Readonly<Record<ApiErrorKind, { status: number; error_co
   uri_too_long: { status: 414, error_code: 'web_framework_error' },
   headers_too_large: { status: 431, error_code: 'web_framework_error' },
   malformed_request: { status: 400, error_code: 'web_framework_error' },
+  missing_host: { status: 400, error_code: 'web_framework_error' },
+  expectation_failed: { status: 417, error_code: 'web_framework_error' },
+  method_not_allowed: { status: 405, error_code: 'web_framework_error' },
+  bcs_not_supported: { status: 400, error_code: 'bcs_not_supported' },
+  health_check_failed: { status: 503, error_code: 'health_check_failed' },
   transaction_not_found: { status: 404, error_code: 'transaction_not_found' },
   block_not_found: { status: 404, error_code: 'block_not_found' },
   version_pruned: { status: 410, error_code: 'version_pruned' },
@@ -83,7 +88,9 @@ interface FrameworkError {
 export function toErrorReply(error: unknown): ErrorReply {
   if (error instanceof ApiError) {
     const row = ERROR_MAP[error.code]
-    return { status: row.status, body: { message: row.status === 500 ? INTERNAL_MESSAGE : error.message, error_code: row.error_code }, fault: row.status >= 500 }
+    // A failed health check is the answer asked for (a load balancer probes every few seconds), not a server fault to log.
+    const fault = row.status >= 500 && error.code !== 'health_check_failed'
+    return { status: row.status, body: { message: row.status === 500 ? INTERNAL_MESSAGE : error.message, error_code: row.error_code }, fault }
   }
   const e = (typeof error === 'object' && error !== null ? error : {}) as FrameworkError
   // An over-long path segment is an unparsable path value like any other (the router's own 414

@@ -21,6 +21,16 @@ export type ApiErrorKind =
   | 'request_timeout'
   /** Bytes that are not an HTTP request. */
   | 'malformed_request'
+  /** An HTTP/1.1 request without a `Host` header (RFC 9112 §3.2). */
+  | 'missing_host'
+  /** An `Expect` header other than `100-continue`. */
+  | 'expectation_failed'
+  /** A method this server never answers on any path (`CONNECT`). */
+  | 'method_not_allowed'
+  /** `Accept: application/x-bcs` on a route that only speaks JSON. */
+  | 'bcs_not_supported'
+  /** `GET /v1/-/healthy?duration_secs=N` and the newest block is older than N seconds. */
+  | 'health_check_failed'
   | 'transaction_not_found'
   | 'block_not_found'
   | 'version_pruned'

@@ -28,6 +28,17 @@ export interface FeedView {
   readonly revision: number
 }
 
+/** Both estimators' current estimates at one height, as `EstimateFeed.published` holds them. */
+export interface PublishedEstimates {
+  /** Height of the newest block the estimators have seen, `null` before any. */
+  readonly height: U64 | null
+  readonly aptos: GasEstimate
+  readonly calibrated: GasEstimate
+}
+
+/** Called after an update that moved the estimates to a new height (a whole block, or a whole catch-up). */
+export type PublishListener = (estimates: PublishedEstimates) => void
+
 /**
  * Keeps two estimators in step with a store, fed the same blocks: the Aptos one and the
  * calibrated one. The estimate it serves (`json`, `estimate()`) is the `mode` one's, at the
@@ -50,7 +61,12 @@ export class EstimateFeed {
   /** The current estimate of `mode` as its wire JSON (exact integers), ready to send. */
   json: string
   readonly mode: EstimatorMode
+  /** Both estimators' estimates as of the last completed update (for metrics and the stream). */
+  both: PublishedEstimates
+  /** Blocks left out because the engine could not read them, since the feed was made. */
+  skipped = 0
   private published: GasEstimate
+  private readonly listeners = new Set<PublishListener>()
   private readonly view: { aptos: Estimator; calibrated: CalibratedEstimator; revision: number }
   /** Height of the newest block the estimators have seen (ingested or skipped), `null` before any. */
   private fed: U64 | null = null
@@ -72,6 +88,16 @@ export class EstimateFeed {
     this.span = BigInt(Math.max(aptosSpan, options.calibrated.window))
     this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
+    this.both = { height: null, aptos: this.view.aptos.estimate(), calibrated: this.view.calibrated.estimate() }
+  }
+
+  /**
+   * Calls `listener` after every update that moves the estimates to a newer height: once per
+   * appended block, once per catch-up (which may cover several blocks). Returns the unsubscribe.
+   */
+  subscribe(listener: PublishListener): () => void {
+    this.listeners.add(listener)
+    return () => void this.listeners.delete(listener)
   }
 
   /** Height the estimate is at, `null` before the first block. */
@@ -164,7 +190,7 @@ export class EstimateFeed {
     for (let h = from; h <= target; h++) {
       const height = toU64(h)
       const block = await this.store.blockByHeight(height, true)
-      if (block !== null) this.ingest(parseIfPossible(block, height, this.onSkip))
+      if (block !== null) this.ingest(parseIfPossible(block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
       this.fed = height
     }
     this.whole = true
@@ -180,6 +206,7 @@ export class EstimateFeed {
       this.view.revision++
     } catch (error) {
       if (!(error instanceof InvalidBlockError)) throw error
+      this.skipped++
       this.onSkip(block.block_height, error)
     }
     this.fed = block.block_height
@@ -188,6 +215,16 @@ export class EstimateFeed {
   private publish(): void {
     this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
+    const moved = this.fed !== this.both.height
+    this.both = { height: this.fed, aptos: this.view.aptos.estimate(), calibrated: this.view.calibrated.estimate() }
+    if (!moved) return
+    for (const listener of this.listeners) {
+      try {
+        listener(this.both)
+      } catch {
+        // A listener's failure is its own (the stream drops its client); the feed goes on.
+      }
+    }
   }
 }
 

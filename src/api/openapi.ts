@@ -8,6 +8,8 @@ export interface RouteRecord {
   /** Full URL pattern, e.g. `/v1/accounts/:address/transactions`. */
   url: string
   schema: RouteSchema
+  /** `true` when the route also answers `Accept: application/x-bcs` with BCS. */
+  bcs?: boolean
 }
 
 /** The route schema keys this API uses (Fastify's plus the OpenAPI operation fields). */
@@ -80,7 +82,10 @@ export function buildOpenApi(routes: readonly RouteRecord[], options: { headerPr
       responses[status] = {
         description: STATUS_TEXT[code] ?? String(code),
         headers: headers(options.headerPrefix, code === 200),
-        content: { 'application/json': { schema } },
+        content: {
+          'application/json': { schema },
+          ...(route.bcs === true && code === 200 ? { 'application/x-bcs': { schema: { type: 'string', format: 'binary', description: 'The BCS encoding of the same value' } } } : {}),
+        },
       }
     }
     paths[path] ??= {}

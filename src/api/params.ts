@@ -5,7 +5,7 @@ import { ApiError } from './errors.js'
 import type { Schema } from './schema/ref.js'
 
 /** How a path or query value is read. Named by the vendor keyword `x-parse` of its schema. */
-type ParseKind = 'address' | 'u64' | 'u16' | 'boolean' | 'decimal'
+type ParseKind = 'address' | 'u64' | 'u32' | 'u16' | 'boolean' | 'decimal'
 
 /**
  * Schemas of path and query parameters. Each documents the wire type in the OpenAPI document and
@@ -20,12 +20,13 @@ export const PARAM: Readonly<Record<ParseKind, Schema>> = {
     'x-parse': 'address',
   },
   u64: { type: 'string', format: 'uint64', description: 'A u64 as a decimal string', 'x-parse': 'u64' },
+  u32: { type: 'integer', format: 'uint32', minimum: 0, maximum: 4294967295, 'x-parse': 'u32' },
   u16: { type: 'integer', format: 'uint16', minimum: 0, maximum: 65535, 'x-parse': 'u16' },
   boolean: { type: 'boolean', 'x-parse': 'boolean' },
   decimal: { type: 'number', description: 'A plain decimal number such as 0.95 (no sign, no exponent)', 'x-parse': 'decimal' },
 }
 
-const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u16: 'integer(uint16)', boolean: 'boolean', decimal: 'number(double)' }
+const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u32: 'integer(uint32)', u16: 'integer(uint16)', boolean: 'boolean', decimal: 'number(double)' }
 
 /** Digits with at most one decimal point: no sign, no exponent, no `inf`/`NaN`. */
 const DECIMAL = /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)$/
@@ -44,6 +45,8 @@ function parseValue(kind: ParseKind, raw: string): unknown {
       return parseAddress(raw)
     case 'u64':
       return parseU64(raw)
+    case 'u32':
+      return raw.length > 0 && raw.length <= 10 && /^[0-9]+$/.test(raw) && Number(raw) <= 4294967295 ? Number(raw) : undefined
     case 'u16':
       return raw.length > 0 && raw.length <= 5 && /^[0-9]+$/.test(raw) && Number(raw) <= 65535 ? Number(raw) : undefined
     case 'boolean':

@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createHttpServer } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify'
 import { resolveCalibratedConfig, type CalibratedConfigInput } from '../core/calibrated-config.js'
 import { resolveConfig, type EstimatorConfigInput } from '../core/config.js'
@@ -6,15 +6,19 @@ import { InvalidConfigError } from '../core/errors.js'
 import type { GasEstimate } from '../core/wire.js'
 import type { LedgerStore } from '../ledger/store.js'
 import type { BlockJson } from '../ledger/types.js'
-import { JSON_TYPE, readLedger, type ApiContext } from './context.js'
+import { ConnectionGate, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from './connection-gate.js'
+import { JSON_TYPE, readLedger, type ApiContext, type RouteConfig } from './context.js'
+import { installConventions } from './conventions.js'
+import { Cors } from './cors.js'
 import { toErrorReply } from './error-map.js'
 import { ApiError } from './errors.js'
 import { ESTIMATOR_MODES, EstimateFeed, type EstimatorMode } from './estimate-feed.js'
 import { drainOnClose } from './drain.js'
-import { createEstimateFastPath } from './fast-path.js'
-import { checkLimit, clientErrorHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
+import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS, GasStream } from './gas-stream.js'
+import { checkLimit, clientErrorHandler, connectHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
-import { buildOpenApi, type ApiRoute, type RouteRecord, type RouteSchema } from './openapi.js'
+import { ServerMetrics } from './metrics.js'
+import { buildOpenApi, type ApiRoute, type RouteRecord } from './openapi.js'
 import { checkPageSizes, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page.js'
 import { compileParamParser } from './params.js'
 import { accountTransactionsRoute } from './routes/account-transactions.js'
@@ -24,10 +28,16 @@ import { gasEstimateRoute } from './routes/gas-estimate.js'
 import { gasExplainRoute } from './routes/gas-explain.js'
 import { gasHistoryRoute } from './routes/gas-history.js'
 import { gasInclusionRoute } from './routes/gas-inclusion.js'
+import { gasPageRoute } from './routes/gas-page.js'
 import { gasPriceRoute } from './routes/gas-price.js'
+import { gasStreamRoute } from './routes/gas-stream.js'
+import { healthyRoute } from './routes/healthy.js'
 import { ledgerInfoRoute } from './routes/ledger-info.js'
+import { metricsRoute } from './routes/metrics.js'
+import { isQuietLogger } from './routes/quiet-logger.js'
 import { specRoute } from './routes/spec.js'
 import { transactionByVersionRoute } from './routes/transaction-by-version.js'
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js'
 import { DEFAULT_STORE_TIMEOUT_MS, guardStore } from './store-guard.js'
 
 /** The endpoints, by their Aptos operation ids; any of them can be disabled (403 `api_disabled`). */
@@ -43,6 +53,7 @@ export const ENDPOINTS = [
   'get_gas_price',
   'get_gas_history',
   'get_gas_explain',
+  'healthy',
 ] as const
 export type EndpointName = (typeof ENDPOINTS)[number]
 
@@ -80,11 +91,21 @@ export interface ServerOptions {
   nodeRole?: 'full_node' | 'validator'
   /** `info.version` of the OpenAPI document. */
   version?: string | undefined
+  /** Wall clock (ms since the Unix epoch) of the health check's `duration_secs`. Default `Date.now`. */
+  clock?: () => number
   /**
-   * Answer `GET /v1/estimate_gas_price` from `node:http` directly in the steady state (see
-   * fast-path.ts); same bytes as the Fastify route. Default `true`.
+   * Requests of one connection started at once (HTTP/1.1 pipelining); later ones wait, and the
+   * connection is not read while any wait. Default 4.
    */
-  fastPath?: boolean
+  maxInFlightPerConnection?: number
+  /** Requests of one connection parsed and waiting; more → the connection is closed. Default 1024. */
+  maxWaitingPerConnection?: number
+  /** Interval (ms) of the `/v1/gas/stream` keep-alive comment. Default 15000. */
+  streamKeepAliveMs?: number
+  /** Unread bytes a `/v1/gas/stream` client may hold before it is dropped. Default 65536. */
+  streamBufferBytes?: number
+  /** How often (ms) the store is polled for new blocks while stream clients are connected. Default 1000. */
+  streamPollMs?: number
   /**
    * Deadline (ms) of each asynchronous store read, and of the estimate's catch-up within a
    * request: past it the request is answered 503 and the store's late answer is dropped.
@@ -115,6 +136,12 @@ export interface ReadApiServer {
   sync(): Promise<void>
   /** The estimate `GET /v1/estimate_gas_price` serves (of `estimatorMode`), as of the last block the server has seen. */
   estimate(): GasEstimate
+  /** The server's Prometheus metrics (`GET /metrics`). */
+  readonly metrics: ServerMetrics
+  /** The per-connection bound on pipelined work; its events tell when a connection stops being read. */
+  readonly connections: ConnectionGate
+  /** The `/v1/gas/stream` hub (clients, events). */
+  readonly stream: GasStream
   /** Starts listening; resolves to the URL (e.g. `http://127.0.0.1:8080`). */
   listen(options?: { port?: number; host?: string }): Promise<string>
   /** Stops accepting connections and waits for in-flight requests. Does not close the store. */
@@ -155,24 +182,42 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     if (!(ENDPOINTS as readonly string[]).includes(name)) throw new InvalidConfigError('disabled', `unknown endpoint ${JSON.stringify(name)}; known: ${ENDPOINTS.join(', ')}`)
   }
 
-  // The fast path needs the context, which needs the Fastify logger: bound once both exist.
-  let fastPath: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null
-  // Once closing, every request goes through Fastify, which answers `connection: close`.
-  let closing = false
+  const maxInFlight = checkLimit('maxInFlightPerConnection', options.maxInFlightPerConnection ?? DEFAULT_MAX_IN_FLIGHT)
+  const maxWaiting = checkLimit('maxWaitingPerConnection', options.maxWaitingPerConnection ?? DEFAULT_MAX_WAITING)
+  const clock = options.clock ?? Date.now
+  const streamOptions = {
+    keepAliveMs: checkLimit('streamKeepAliveMs', options.streamKeepAliveMs ?? DEFAULT_STREAM_KEEPALIVE_MS),
+    bufferBytes: checkLimit('streamBufferBytes', options.streamBufferBytes ?? DEFAULT_STREAM_BUFFER_BYTES),
+    pollMs: checkLimit('streamPollMs', options.streamPollMs ?? DEFAULT_STREAM_POLL_MS),
+  }
+
+  // The gate needs Fastify's handler and the metrics; both exist only once Fastify is made.
+  let gate: ConnectionGate | undefined
+  // eslint-disable-next-line prefer-const -- assigned once Fastify exists; the gate's callbacks, made before, read it
+  let metrics: ServerMetrics | undefined
   const fastify = Fastify({
     logger: options.logger ?? false,
+    genReqId: requestIdOf,
+    // Every request's own work goes through the gate (pipelining bound); Node's own bare answers
+    // (no Host, a bad Expect, CONNECT) are turned into the spec's error object.
     // Fastify leaves a factory-made server's timeouts alone. Node checks request timeouts only
     // every `connectionsCheckingInterval` (30 s by default), so it is tied to the timeout.
     serverFactory: (handler) => {
+      gate = new ConnectionGate(handler, maxInFlight, maxWaiting, () => metrics?.connectionsClosed.inc({ reason: 'pipelining' }))
       const server = createHttpServer(
         {
           requestTimeout: requestTimeoutMs,
           headersTimeout: requestTimeoutMs,
           connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(requestTimeoutMs / 2))),
           maxHeaderSize: MAX_HEADER_BYTES,
+          // Checked in the onRequest hook, so the 400 is the spec's error object, not Node's empty one.
+          requireHostHeader: false,
         },
-        (req, res) => (fastPath !== null && !closing && fastPath(req, res) ? undefined : handler(req, res)),
+        gate.handle,
       )
+      // Without a listener Node answers a bad `Expect` with a bare 417: through Fastify instead.
+      server.on('checkExpectation', gate.handle)
+      server.on('connect', connectHandler)
       drainOnClose(server)
       return server
     },
@@ -184,20 +229,41 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
   })
+  const feed = new EstimateFeed(store, config, { mode, calibrated }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`))
+  const connections = gate as unknown as ConnectionGate
+  const sync = async () => {
+    const info = await store.ledgerInfo()
+    if (info !== null) await feed.syncTo(info)
+  }
+  const stream: GasStream = new GasStream(feed, {
+    ...streamOptions,
+    sync,
+    onDrop: () => metrics?.streamDropped.inc(),
+    onEvent: () => metrics?.streamEvents.inc(),
+  })
+  metrics = new ServerMetrics({ feed }, { streamClients: () => stream.size, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
   const ctx: ApiContext = {
     store,
-    feed: new EstimateFeed(store, config, { mode, calibrated }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`)),
+    feed,
     headers,
     defaultPageSize,
     maxPageSize,
     nodeRole: options.nodeRole ?? 'full_node',
     gitHash: options.gitHash,
     storeTimeoutMs,
+    metrics,
+    clock,
   }
+  const cors = new Cors(headers.names)
 
   async function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const answer = toErrorReply(error)
-    if (answer.fault) request.log.error({ err: error }, 'request failed')
+    if (answer.fault) request.log.error(isQuietLogger(request.log) ? { err: error, reqId: request.id } : { err: error }, 'request failed')
+    // Errors raised before the onRequest hook (bad URL encoding) still carry the conventions.
+    if (!reply.hasHeader(REQUEST_ID_HEADER)) {
+      reply.header(REQUEST_ID_HEADER, request.id)
+      cors.apply(request, reply)
+    }
     if (answer.status !== 503 && !reply.hasHeader(headers.names[0] as string)) {
       try {
         await readLedger(ctx, reply)
@@ -220,10 +286,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   })
 
   const records: RouteRecord[] = []
-  fastify.addHook('onRoute', (route) => {
-    if (route.method === 'HEAD' || route.schema === undefined) return
-    records.push({ method: String(route.method), url: route.url, schema: route.schema as RouteSchema })
-  })
+  installConventions(fastify, { cors, metrics, onSchemaRoute: (record) => records.push(record) })
   let specJson: string | undefined
   const document = () => (specJson ??= JSON.stringify(buildOpenApi(records, { headerPrefix, version: options.version ?? '0.0.0' })))
 
@@ -239,6 +302,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     gasPriceRoute(ctx),
     gasHistoryRoute(ctx),
     gasExplainRoute(ctx),
+    healthyRoute(ctx),
   ]
   await fastify.register(
     async (v1) => {
@@ -254,13 +318,22 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     },
     { prefix: '/v1' },
   )
+  fastify.route(metricsRoute(ctx))
+  fastify.route(gasStreamRoute(stream))
+  fastify.route(gasPageRoute())
+  // Event streams never end on their own: ended before Fastify waits for connections to finish.
+  fastify.addHook('preClose', (done) => {
+    stream.close()
+    done()
+  })
+  fastify.route({
+    method: 'OPTIONS',
+    url: '*',
+    config: { operationId: 'cors_preflight', produces: 'other' } satisfies RouteConfig,
+    handler: (request, reply) => cors.preflight(request, reply),
+  })
   await fastify.ready()
-  if ((options.fastPath ?? true) && !disabled.has('estimate_gas_price')) fastPath = createEstimateFastPath(ctx)
 
-  const sync = async () => {
-    const info = await store.ledgerInfo()
-    if (info !== null) await ctx.feed.syncTo(info)
-  }
   try {
     await sync()
   } catch (error) {
@@ -271,13 +344,13 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
 
   return {
     fastify,
+    metrics,
+    connections,
+    stream,
     appendBlock: (block) => ctx.feed.append(block),
     sync,
     estimate: () => ctx.feed.estimate(),
     listen: (o = {}) => fastify.listen({ port: o.port ?? 8080, host: o.host ?? '127.0.0.1' }),
-    close: () => {
-      closing = true
-      return fastify.close()
-    },
+    close: () => fastify.close(),
   }
 }

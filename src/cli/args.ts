@@ -45,3 +45,35 @@ export function choiceFlag<C extends string>(value: string | undefined, flag: st
   if (!(choices as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${choices.join(', ')}, got '${value}'`)
   return value as C
 }
+
+/** Prefix of the environment variables that stand in for a command's flags. */
+export const ENV_PREFIX = 'LEDGER_GAS_'
+
+/**
+ * The environment variable of a flag: `LEDGER_GAS_` and the flag in upper snake case.
+ *
+ * @example envName('store-timeout') // 'LEDGER_GAS_STORE_TIMEOUT'
+ */
+export function envName(flag: string): string {
+  return `${ENV_PREFIX}${flag.toUpperCase().replace(/-/g, '_')}`
+}
+
+/**
+ * Fills the flags `names` not given on the command line from their environment variables
+ * (`envName`); a flag given on the command line wins. Empty variables count as unset.
+ * Returns the flags and, for messages, where each value came from (`--flag` or the variable).
+ *
+ * @example withEnv({ port: undefined }, ['port'], { LEDGER_GAS_PORT: '9000' }).flags.port // '9000'
+ */
+export function withEnv<F extends Record<string, unknown>>(flags: F, names: readonly (keyof F & string)[], env: NodeJS.ProcessEnv): { flags: F; origin: (flag: keyof F & string) => string } {
+  const out: Record<string, unknown> = { ...flags }
+  const fromEnv = new Set<string>()
+  for (const name of names) {
+    const value = env[envName(name)]
+    if (out[name] === undefined && value !== undefined && value !== '') {
+      out[name] = value
+      fromEnv.add(name)
+    }
+  }
+  return { flags: out as F, origin: (flag) => (fromEnv.has(flag) ? envName(flag) : `--${flag}`) }
+}

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { ERROR_MAP } from '../../src/api/error-map.js'
 import { createServer, ENDPOINTS, type EndpointName } from '../../src/api/index.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
@@ -20,6 +23,7 @@ const URL_OF: Record<EndpointName, string> = {
   get_gas_price: '/v1/gas/price?k=1&q=0.5',
   get_gas_history: '/v1/gas/history',
   get_gas_explain: '/v1/gas/explain',
+  healthy: '/v1/-/healthy',
 }
 /** Every route that needs the ledger (all but the OpenAPI document). */
 const LEDGER_URLS = ENDPOINTS.filter((name) => name !== 'spec').map((name) => URL_OF[name])
@@ -29,7 +33,7 @@ const ESTIMATE_URLS = ['/v1/estimate_gas_price', ...ENDPOINTS.filter((name) => n
 describe('errors', () => {
   it('unknown routes and methods are 404 web_framework_error JSON, with ledger headers', async () => {
     const server = await serverOf(blocks)
-    for (const [method, url] of [['GET', '/v1/nope'], ['GET', '/'], ['GET', '/v2/estimate_gas_price'], ['POST', '/v1/estimate_gas_price'], ['DELETE', '/v1/transactions/by_version/1'], ['GET', '/v1/accounts/0x1']] as const) {
+    for (const [method, url] of [['GET', '/v1/nope'], ['GET', '/index.html'], ['GET', '/v2/estimate_gas_price'], ['POST', '/v1/estimate_gas_price'], ['DELETE', '/v1/transactions/by_version/1'], ['GET', '/v1/accounts/0x1']] as const) {
       const res = await server.fastify.inject({ method, url })
       expect(expectError(res, 404, 'web_framework_error').message).toContain('not found')
       for (const h of headerNames()) expect(res.headers[h]).toBeDefined()
@@ -197,5 +201,15 @@ describe('ledger headers', () => {
     const res = await get(server, '/v1/transactions/by_version/5')
     expect(res.headers['x-node-block-height']).toBe('2')
     expect(res.headers['x-node-ledger-version']).toBe('6')
+  })
+})
+
+describe('the README error table', () => {
+  it('lists exactly the (status, error_code) pairs of ERROR_MAP', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('### HTTP errors'), readme.indexOf('## Operating the server'))
+    const documented = new Set([...section.matchAll(/\| (\d{3}) \| `([a-z_]+)` \|$/gm)].map((m) => `${m[1]} ${m[2]}`))
+    const mapped = new Set(Object.values(ERROR_MAP).map((r) => `${r.status} ${r.error_code}`))
+    expect([...documented].sort()).toEqual([...mapped].sort())
   })
 })

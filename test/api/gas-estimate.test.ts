@@ -117,7 +117,7 @@ describe('estimatorMode', () => {
     expect((await get(server, '/v1/gas/explain')).body).toBe((await get(other, '/v1/gas/explain')).body)
   })
 
-  it('calibrated: the fast path over a socket sends the same bytes as the Fastify route', async () => {
+  it('calibrated: over a socket and through inject the estimate route sends the same bytes', async () => {
     const server = await createServer({ store: storeOf(blocks), estimator: FULL3, calibrated: SMALL, estimatorMode: 'calibrated' })
     const origin = await server.listen({ port: 0, host: '127.0.0.1' })
     try {

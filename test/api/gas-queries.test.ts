@@ -120,6 +120,7 @@ describe('GET /v1/gas/history', () => {
     // Above the top bucket, next_bucket leaves the price as it is.
     expect(body).toContain(`"cheapest_gas_unit_price":"${BIG}","min_inclusion_price":"${BIG}"`)
     expect(body).toContain('"user_txns":0,"gas_used":"0","full":false,"reason":"no_user_txns","cheapest_gas_unit_price":null,"min_inclusion_price":"100"')
+    // Three user transactions of the builder's default 7 gas units each.
     expect(body).toContain('"user_txns":3,"gas_used":"21","full":true,"reason":"full_block_txns"')
   })
 

@@ -42,7 +42,13 @@ describe('GET /v1/spec.json', () => {
       '/gas/history': 'get_gas_history',
       '/gas/inclusion': 'get_gas_inclusion',
       '/gas/price': 'get_gas_price',
+      '/-/healthy': 'healthy',
     })
+    // The routes that speak BCS say so; the others offer JSON only.
+    const types = (path: string) => Object.keys((doc.paths[path]?.get as unknown as { responses: Record<string, { content: object }> }).responses['200']?.content ?? {})
+    expect(types('/estimate_gas_price')).toEqual(['application/json', 'application/x-bcs'])
+    expect(types('/-/healthy')).toEqual(['application/json', 'application/x-bcs'])
+    expect(types('/gas/estimate')).toEqual(['application/json'])
     const params = (path: string) => doc.paths[path]?.get?.parameters.map((p) => [p.name, p.in, p.required, p.schema.type, p.schema.minimum, p.schema.maximum])
     expect(params('/gas/inclusion')).toEqual([
       ['price', 'query', true, 'string', undefined, undefined],

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
-import { run } from '../../src/cli/commands/serve.js'
+import { envName } from '../../src/cli/args.js'
+import { FLAGS, run } from '../../src/cli/commands/serve.js'
 import { UsageError } from '../../src/cli/errors.js'
 import type { CliIo } from '../../src/cli/io.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
@@ -56,6 +57,7 @@ async function start(args: string[]) {
   return {
     url,
     err: t.err,
+    out: t.out,
     stop: async () => {
       t.controller.abort()
       return exit
@@ -159,6 +161,45 @@ describe('ledger-gas serve', () => {
     }
   })
 
+  it('every flag can come from LEDGER_GAS_<FLAG>; the command line wins; --log-level sets the JSON request logs on stdout', async () => {
+    const saved = { ...process.env }
+    try {
+      process.env.LEDGER_GAS_HEADER_PREFIX = 'X-APTOS-'
+      process.env.LEDGER_GAS_LOG_LEVEL = 'warn'
+      process.env.LEDGER_GAS_DATA = dataFile
+      process.env.LEDGER_GAS_PORT = '0'
+      const quiet = await start([])
+      const res = await fetch(`${quiet.url}/blocks/by_height/1`)
+      expect(res.headers.get('x-aptos-block-height')).toBe('7')
+      expect(await quiet.stop()).toBe(0)
+      expect(quiet.out()).not.toContain('incoming request')
+
+      const loud = await start(['--log-level', 'info'])
+      await fetch(`${loud.url}/blocks/by_height/1`, { headers: { 'x-request-id': 'serve-log-1' } })
+      expect(await loud.stop()).toBe(0)
+      const lines = loud
+        .out()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string; reqId?: string })
+      expect(lines.filter((l) => l.reqId === 'serve-log-1').map((l) => l.msg)).toEqual(['incoming request', 'request completed'])
+
+      process.env.LEDGER_GAS_PORT = 'http'
+      const bad = io()
+      const error = await run([], bad.cli).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(UsageError)
+      expect((error as Error).message).toBe("LEDGER_GAS_PORT must be an integer, got 'http'")
+    } finally {
+      process.env = saved
+    }
+  })
+
+  it("the README's flag/environment table lists every serve flag with its variable", () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+    const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])
+    expect(rows).toEqual(Object.keys(FLAGS).map((f) => [f, envName(f)]))
+  })
+
   it('refuses bad command lines with a usage error', async () => {
     const bad = [
       ['--data', dataFile, '--db', join(dir, 'x.db')],
@@ -170,6 +211,9 @@ describe('ledger-gas serve', () => {
       ['--store-timeout', '0'],
       ['--request-timeout', 'soon'],
       ['--max-url-length', '100000'],
+      ['--log-level', 'loud'],
+      ['--max-in-flight', '0'],
+      ['--stream-buffer', 'big'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
   })

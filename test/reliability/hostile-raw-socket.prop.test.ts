@@ -21,7 +21,7 @@ afterAll(async () => {
  */
 const onOneLine = (target: string) => target.replace(/[\r\n \t]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`)
 
-describe('hostile input over a raw socket (no URL normalization, Node’s own parser, the estimate fast path)', () => {
+describe('hostile input over a raw socket (no URL normalization, Node’s own parser, the connection gate)', () => {
   it(`${RAW_REQUESTS * ENDPOINTS.length} hostile targets sent byte for byte (${RAW_REQUESTS} per endpoint): each answered as on inject, or 400/431 with the error object when Node's parser refuses the bytes; a valid request after each on the same socket is unchanged`, { timeout: 120_000 }, async () => {
     fx = await HostileFixture.create()
     const url = await fx.server.listen({ port: 0, host: '127.0.0.1' })

@@ -95,8 +95,38 @@ describe('HTTP limits', () => {
       const slow = await exchange(port, 'GET /v1 HTTP/1.1\r\nhost: x\r\n', { giveUpAfterMs: 20_000 })
       expect(slow.closedBy).toBe('server')
       expectError(parse(slow.text), 408, 'web_framework_error')
-      expectError(parse((await exchange(port, 'NOT HTTP AT ALL\r\n\r\n')).text), 400, 'web_framework_error')
+      const garbage = parse((await exchange(port, 'NOT HTTP AT ALL\r\n\r\n')).text)
+      expectError(garbage, 400, 'web_framework_error')
+      expect(garbage.headers['x-request-id']).toBeDefined()
       // The server still serves.
+      expect((await fetch(`http://127.0.0.1:${port}/v1`)).status).toBe(200)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("Node's bare answers are the spec's error object: no Host → 400, an Expect other than 100-continue → 417, CONNECT → 405; each with x-request-id, connection closed", async () => {
+    const { server, port } = await listening()
+    try {
+      const noHost = await exchange(port, 'GET /v1 HTTP/1.1\r\n\r\n')
+      expect(noHost.closedBy).toBe('server')
+      const a = parse(noHost.text)
+      expect(expectError(a, 400, 'web_framework_error').message).toBe('an HTTP/1.1 request must have a Host header')
+      expect(a.headers['x-request-id']).toBeDefined()
+      expect(a.headers.connection).toBe('close')
+      // HTTP/1.0 has no Host requirement.
+      expect(parse((await exchange(port, 'GET /v1 HTTP/1.0\r\n\r\n')).text).statusCode).toBe(200)
+
+      const expect417 = parse((await exchange(port, 'GET /v1 HTTP/1.1\r\nhost: x\r\nexpect: 200-ok\r\n\r\n')).text)
+      expect(expectError(expect417, 417, 'web_framework_error').message).toBe('Expect: "200-ok" is not supported; only 100-continue is')
+      expect(expect417.headers['x-request-id']).toBeDefined()
+      expect(expect417.headers['x-node-block-height']).toBe('3')
+
+      const tunnel = await exchange(port, 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\nx-request-id: tunnel-1\r\n\r\n')
+      expect(tunnel.closedBy).toBe('server')
+      const c = parse(tunnel.text)
+      expect(expectError(c, 405, 'web_framework_error').message).toMatch(/^CONNECT is not supported/)
+      expect(c.headers['x-request-id']).toBe('tunnel-1')
       expect((await fetch(`http://127.0.0.1:${port}/v1`)).status).toBe(200)
     } finally {
       await server.close()

@@ -16,6 +16,9 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, Schema>> = {
     ['gas_estimate'],
     { description: 'Gas unit price estimates as JSON integers (exact for every u64)' },
   ),
+  HealthCheckSuccess: object({ message: { type: 'string', description: 'Always `aptos-node:ok`, as the Aptos node says it' } }, ['message'], {
+    description: 'Answer of a passed health check (GET /v1/-/healthy)',
+  }),
   AptosError: object(
     {
       message: { type: 'string', description: 'A message describing the error' },

@@ -1,10 +1,12 @@
+import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from '../../api/connection-gate.js'
+import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS } from '../../api/gas-stream.js'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
 import { ESTIMATOR_MODES } from '../../api/estimate-feed.js'
 import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import type { LedgerStore } from '../../ledger/store.js'
-import { choiceFlag, intFlag, parseFlags } from '../args.js'
+import { choiceFlag, envName, intFlag, parseFlags, withEnv } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
 import { openFollowing } from '../serve-follow.js'
@@ -17,15 +19,44 @@ import { openSampleLedger } from '../sample-ledger.js'
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
 
+/** Levels of `--log-level` (pino's); `silent` turns logging off. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+/** The flags of `serve` (each also settable as `LEDGER_GAS_<FLAG>`, see `envName`). */
+export const FLAGS = {
+  data: { type: 'string' },
+  db: { type: 'string' },
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  'header-prefix': { type: 'string' },
+  config: { type: 'string', short: 'c' },
+  estimator: { type: 'string' },
+  'calibrated-config': { type: 'string' },
+  'store-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'max-url-length': { type: 'string' },
+  'log-level': { type: 'string' },
+  'max-in-flight': { type: 'string' },
+  'max-waiting': { type: 'string' },
+  'stream-keepalive': { type: 'string' },
+  'stream-buffer': { type: 'string' },
+  'stream-poll': { type: 'string' },
+  poll: { type: 'string' },
+  follow: { type: 'string' },
+} as const
+
 const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
+                        [--log-level info] [--max-in-flight N] [--max-waiting N]
+                        [--stream-keepalive MS] [--stream-buffer BYTES] [--stream-poll MS]
 
 Serves the Chain Ledger Read API under /v1: account transactions, transactions by version,
 the gas price estimate, ledger info, blocks by height, the calibrated estimate and fee history
-(/v1/gas/estimate, /inclusion, /price, /history, /explain) and the OpenAPI document
-(/v1/spec.json).
+(/v1/gas/estimate, /inclusion, /price, /history, /explain), the estimates as Server-Sent
+Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI document
+(/v1/spec.json); Prometheus metrics at /metrics and a live gas page at /.
 
   --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
                         in a clone, else regenerated in memory from its seed)
@@ -52,6 +83,15 @@ the gas price estimate, ledger info, blocks by height, the calibrated estimate a
   --store-timeout MS    deadline of an asynchronous store read; past it → 503 (default ${DEFAULT_STORE_TIMEOUT_MS})
   --request-timeout MS  time a client has to send its request; past it → 408 (default ${DEFAULT_REQUEST_TIMEOUT_MS})
   --max-url-length N    longest URL answered; longer → 414 (default ${DEFAULT_MAX_URL_LENGTH})
+  --log-level L         ${LOG_LEVELS.join(', ')}: JSON log lines on stdout (default info)
+  --max-in-flight N     requests of one connection run at once when it pipelines (default ${DEFAULT_MAX_IN_FLIGHT})
+  --max-waiting N       pipelined requests of one connection waiting; more closes it (default ${DEFAULT_MAX_WAITING})
+  --stream-keepalive MS keep-alive comment interval of /v1/gas/stream (default ${DEFAULT_STREAM_KEEPALIVE_MS})
+  --stream-buffer BYTES unread bytes a stream client may hold before it is dropped (default ${DEFAULT_STREAM_BUFFER_BYTES})
+  --stream-poll MS      store poll interval while stream clients listen (default ${DEFAULT_STREAM_POLL_MS})
+
+Every flag can also be set by an environment variable, ${envName('flag-name')} (e.g.
+${envName('port')}=9000, ${envName('log-level')}=warn); a flag on the command line wins.
 
 Stops on SIGINT/SIGTERM: stops accepting connections, lets in-flight requests finish (at
 most ${SHUTDOWN_GRACE_MS / 1000} s, then closes what is left) and exits 0.
@@ -59,34 +99,38 @@ most ${SHUTDOWN_GRACE_MS / 1000} s, then closes what is left) and exits 0.
 
 
 export const run: Command = async (args, io) => {
-  const flags = parseFlags('serve', args, {
-    data: { type: 'string' },
-    db: { type: 'string' },
-    port: { type: 'string', short: 'p' },
-    host: { type: 'string' },
-    'header-prefix': { type: 'string' },
-    config: { type: 'string', short: 'c' },
-    estimator: { type: 'string' },
-    'calibrated-config': { type: 'string' },
-    'store-timeout': { type: 'string' },
-    'request-timeout': { type: 'string' },
-    'max-url-length': { type: 'string' },
-    poll: { type: 'string' },
-    follow: { type: 'string' },
-  })
-  if (flags.help) {
+  const parsed = parseFlags('serve', args, FLAGS)
+  if (parsed.help) {
     io.stdout.write(HELP)
     return 0
   }
-  if (flags.data !== undefined && flags.db !== undefined) throw new UsageError('--data and --db cannot be used together')
-  const port = intFlag(flags.port, 'port', 8080, 0, 65535)
-  const host = flags.host ?? '127.0.0.1'
-  const limits = {
-    storeTimeoutMs: intFlag(flags['store-timeout'], 'store-timeout', DEFAULT_STORE_TIMEOUT_MS, 1, 2 ** 31 - 1),
-    requestTimeoutMs: intFlag(flags['request-timeout'], 'request-timeout', DEFAULT_REQUEST_TIMEOUT_MS, 1, 2 ** 31 - 1),
-    maxUrlLength: intFlag(flags['max-url-length'], 'max-url-length', DEFAULT_MAX_URL_LENGTH, 1, 16 * 1024),
+  const { flags, origin } = withEnv(parsed, Object.keys(FLAGS) as (keyof typeof FLAGS)[], process.env)
+  /** A flag's check, its message naming the environment variable when the value came from there. */
+  const checked = <T>(flag: keyof typeof FLAGS, read: () => T): T => {
+    try {
+      return read()
+    } catch (error) {
+      if (error instanceof UsageError && origin(flag) !== `--${flag}`) throw new UsageError(`${error.message.replace(`--${flag}`, origin(flag))}`)
+      throw error
+    }
   }
-  const estimatorMode = choiceFlag(flags.estimator, 'estimator', ESTIMATOR_MODES, 'aptos')
+  const int = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => checked(flag, () => intFlag(flags[flag], flag, fallback, min, max))
+  if (flags.data !== undefined && flags.db !== undefined) throw new UsageError(`${origin('data')} and ${origin('db')} cannot be used together`)
+  const port = int('port', 8080, 0, 65535)
+  const host = flags.host ?? '127.0.0.1'
+  const MAX = 2 ** 31 - 1
+  const limits = {
+    storeTimeoutMs: int('store-timeout', DEFAULT_STORE_TIMEOUT_MS, 1, MAX),
+    requestTimeoutMs: int('request-timeout', DEFAULT_REQUEST_TIMEOUT_MS, 1, MAX),
+    maxUrlLength: int('max-url-length', DEFAULT_MAX_URL_LENGTH, 1, 16 * 1024),
+    maxInFlightPerConnection: int('max-in-flight', DEFAULT_MAX_IN_FLIGHT, 1, MAX),
+    maxWaitingPerConnection: int('max-waiting', DEFAULT_MAX_WAITING, 1, MAX),
+    streamKeepAliveMs: int('stream-keepalive', DEFAULT_STREAM_KEEPALIVE_MS, 1, MAX),
+    streamBufferBytes: int('stream-buffer', DEFAULT_STREAM_BUFFER_BYTES, 1, MAX),
+    streamPollMs: int('stream-poll', DEFAULT_STREAM_POLL_MS, 1, MAX),
+  }
+  const estimatorMode = checked('estimator', () => choiceFlag(flags.estimator, 'estimator', ESTIMATOR_MODES, 'aptos'))
+  const logLevel = checked('log-level', () => choiceFlag(flags['log-level'], 'log-level', LOG_LEVELS, 'info'))
   const config = await loadConfigFile(flags.config)
   const calibrated = await loadCalibratedConfigFile(flags['calibrated-config'])
   const root = packageRoot()
@@ -110,7 +154,8 @@ export const run: Command = async (args, io) => {
   }
   try {
     const version = packageVersion(root)
-    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, ...limits })
+    const logger = logLevel === 'silent' ? false : { level: logLevel, stream: io.stdout }
+    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, logger, ...limits })
     // The estimate follows blocks another process (or the follower) appends without waiting for a request.
     const stopWatch = watch?.(coalesced(() => server.sync(), () => {}))
     const address = await server.listen({ port, host })
