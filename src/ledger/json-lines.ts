@@ -17,19 +17,24 @@ import { readLines, sourceName, type LineOptions } from './lines.js'
  */
 export async function* readJsonLines<T>(source: string | NodeJS.ReadableStream, parse: (json: unknown, line: number) => T, options: LineOptions = {}): AsyncGenerator<T> {
   const file = options.file ?? sourceName(source)
-  for await (const { number, text } of readLines(source, { ...options, file })) {
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (error) {
-      throw new InvalidDataError(file, number, '(json)', `not valid JSON: ${(error as Error).message}`, { cause: error })
-    }
-    let value: T
-    try {
-      value = parse(json, number)
-    } catch (error) {
-      throw InvalidDataError.at(file, number, error)
-    }
-    yield value
+  for await (const { number, text } of readLines(source, { ...options, file })) yield parseJsonLine(file, number, text, parse)
+}
+
+/**
+ * What `readJsonLines` makes of one line: `parse` of its JSON value, with the same errors
+ * (`(json)` when it is not JSON, else `InvalidDataError.at`). For readers that split lines
+ * themselves and parse only some of them (the block scanner's fallback).
+ */
+export function parseJsonLine<T>(file: string, number: number, text: string, parse: (json: unknown, line: number) => T): T {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new InvalidDataError(file, number, '(json)', `not valid JSON: ${(error as Error).message}`, { cause: error })
+  }
+  try {
+    return parse(json, number)
+  } catch (error) {
+    throw InvalidDataError.at(file, number, error)
   }
 }

@@ -8,6 +8,13 @@ export interface Line {
   text: string
 }
 
+/** One line of a source as its UTF-8 bytes (no newline, no trailing `\r`, no BOM), with its 1-based number. */
+export interface LineBytes {
+  number: number
+  /** A view of exactly the line's bytes; valid until the next line is asked for. */
+  bytes: Buffer
+}
+
 /** How `readLines` reads its source. */
 export interface LineOptions {
   /** Stream read when the source is `-` (default `process.stdin`). */
@@ -40,7 +47,22 @@ export function sourceName(source: string | NodeJS.ReadableStream): string {
  *
  * @example for await (const { number, text } of readLines('chain.jsonl')) …
  */
-export async function* readLines(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<Line> {
+export function readLines(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<Line> {
+  return splitLines(source, options, (number, bytes) => ({ number, text: bytes.toString('utf8') }))
+}
+
+/**
+ * `readLines` without decoding: each line as a view of its bytes, for readers that scan UTF-8
+ * themselves (the block scanner, `scanBlocks`). Same splitting, numbering, BOM, limit and errors.
+ *
+ * @example for await (const { number, bytes } of readLineBytes('chain.jsonl')) …
+ */
+export function readLineBytes(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<LineBytes> {
+  return splitLines(source, options, (number, bytes) => ({ number, bytes }))
+}
+
+/** The one splitter behind `readLines` and `readLineBytes`; `make` turns a non-blank line into what is yielded. */
+async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const file = options.file ?? sourceName(source)
   const stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
@@ -50,13 +72,13 @@ export async function* readLines(source: string | NodeJS.ReadableStream, options
   let run = 0
   let number = 1
   /** The current line, ending at `end` of `last`; `null` when it is blank. */
-  const take = (last: Buffer, start: number, end: number): Line | null => {
+  const take = (last: Buffer, start: number, end: number): T | null => {
     let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
     held = []
     // Line 1 starts the source, so this is where a byte order mark can be, however it was chunked.
     if (number === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
-    return bytes.length === 0 ? null : { number, text: bytes.toString('utf8') }
+    return bytes.length === 0 ? null : make(number, bytes)
   }
   const tooLong = () => new InvalidDataError(file, number, '(line)', `longer than the limit of ${maxLineBytes} bytes per line (max line bytes); one block must fit in one line`)
   try {
@@ -68,8 +90,8 @@ export async function* readLines(source: string | NodeJS.ReadableStream, options
         run += (nl === -1 ? bytes.length : nl) - start
         if (run > maxLineBytes) throw tooLong()
         if (nl === -1) break
-        const text = take(bytes, start, nl)
-        if (text !== null) yield text
+        const line = take(bytes, start, nl)
+        if (line !== null) yield line
         run = 0
         number++
         start = nl + 1

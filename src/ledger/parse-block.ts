@@ -25,6 +25,18 @@ function show(v: unknown): string {
   return v === undefined ? 'nothing (missing)' : (JSON.stringify(v) ?? String(v))
 }
 
+function failAt(name: string, field: string, message: string): never {
+  throw new InvalidBlockError(name, field, message)
+}
+
+/** A u64 decimal string of block `name` at `field`. */
+function u64At(name: string, v: unknown, field: string): U64 {
+  if (typeof v !== 'string') return failAt(name, field, `must be a u64 decimal string, got ${show(v)}`)
+  const parsed = parseU64(v)
+  if (parsed === undefined) return failAt(name, field, `must be a u64 decimal string (0..18446744073709551615), got ${show(v)}`)
+  return parsed
+}
+
 /**
  * Parses one block of the node's block JSON (`GET /v1/blocks/by_height/{h}?with_transactions=true`)
  * into the core's compact form. Reads `block_height`, `first_version`, `last_version`, the epoch
@@ -39,21 +51,13 @@ export function parseBlockJson(value: unknown): ParsedBlock {
   const rawHeight = value.block_height
   const heightOk = typeof rawHeight === 'string' ? parseU64(rawHeight) : undefined
   const name = heightOk === undefined ? '(unreadable height)' : String(heightOk)
-  const fail = (field: string, message: string): never => {
-    throw new InvalidBlockError(name, field, message)
-  }
-  const u64 = (v: unknown, field: string): U64 => {
-    if (typeof v !== 'string') return fail(field, `must be a u64 decimal string, got ${show(v)}`)
-    const parsed = parseU64(v)
-    if (parsed === undefined) return fail(field, `must be a u64 decimal string (0..18446744073709551615), got ${show(v)}`)
-    return parsed
-  }
-  const block_height = u64(rawHeight, 'block_height')
-  const first_version = u64(value.first_version, 'first_version')
-  const last_version = u64(value.last_version, 'last_version')
-  if (last_version < first_version) fail('last_version', `(${last_version}) is below first_version (${first_version})`)
+  // Module-level helpers, not closures: this runs once per block on the replay path.
+  const block_height = u64At(name, rawHeight, 'block_height')
+  const first_version = u64At(name, value.first_version, 'first_version')
+  const last_version = u64At(name, value.last_version, 'last_version')
+  if (last_version < first_version) failAt(name, 'last_version', `(${last_version}) is below first_version (${first_version})`)
   const txns = value.transactions
-  if (!Array.isArray(txns)) fail('transactions', `must be an array (fetch the block with_transactions=true), got ${show(txns)}`)
+  if (!Array.isArray(txns)) failAt(name, 'transactions', `must be an array (fetch the block with_transactions=true), got ${show(txns)}`)
 
   let epoch: U64 | undefined
   let block_end_info: BlockEndInfo | null = null
@@ -64,31 +68,31 @@ export function parseBlockJson(value: unknown): ParsedBlock {
   for (let i = 0; i < list.length; i++) {
     const t = list[i]
     const at = `transactions[${i}]`
-    if (!isObj(t)) fail(at, `must be a transaction object, got ${show(t)}`)
+    if (!isObj(t)) failAt(name, at, `must be a transaction object, got ${show(t)}`)
     const txn = t as Obj
     switch (txn.type) {
       case 'user_transaction': {
-        gas_unit_prices.push(u64(txn.gas_unit_price, `${at}.gas_unit_price`))
-        gas_used.push(u64(txn.gas_used, `${at}.gas_used`))
-        contract_addresses.push(contractOf(txn.payload, `${at}.payload`, fail))
+        gas_unit_prices.push(u64At(name, txn.gas_unit_price, `${at}.gas_unit_price`))
+        gas_used.push(u64At(name, txn.gas_used, `${at}.gas_used`))
+        contract_addresses.push(contractOf(txn.payload, `${at}.payload`, name))
         break
       }
       case 'block_metadata_transaction':
-        if (epoch !== undefined) fail(`${at}`, 'a block has one block_metadata_transaction')
-        epoch = u64(txn.epoch, `${at}.epoch`)
+        if (epoch !== undefined) failAt(name, `${at}`, 'a block has one block_metadata_transaction')
+        epoch = u64At(name, txn.epoch, `${at}.epoch`)
         break
       case 'block_epilogue_transaction': {
         const info = txn.block_end_info
         if (info === null || info === undefined) break
-        if (!isObj(info)) fail(`${at}.block_end_info`, `must be an object or null, got ${show(info)}`)
+        if (!isObj(info)) failAt(name, `${at}.block_end_info`, `must be an object or null, got ${show(info)}`)
         const o = info as Obj
         for (const k of ['block_gas_limit_reached', 'block_output_limit_reached'] as const) {
-          if (typeof o[k] !== 'boolean') fail(`${at}.block_end_info.${k}`, `must be true or false, got ${show(o[k])}`)
+          if (typeof o[k] !== 'boolean') failAt(name, `${at}.block_end_info.${k}`, `must be true or false, got ${show(o[k])}`)
         }
         for (const k of ['block_effective_block_gas_units', 'block_approx_output_size'] as const) {
           const n = o[k]
           if (n !== undefined && (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)) {
-            fail(`${at}.block_end_info.${k}`, `must be a non-negative JSON integer, got ${show(n)}`)
+            failAt(name, `${at}.block_end_info.${k}`, `must be a non-negative JSON integer, got ${show(n)}`)
           }
         }
         block_end_info = { block_gas_limit_reached: o.block_gas_limit_reached as boolean, block_output_limit_reached: o.block_output_limit_reached as boolean }
@@ -101,10 +105,10 @@ export function parseBlockJson(value: unknown): ParsedBlock {
       case 'validator_transaction':
         break
       default:
-        fail(`${at}.type`, `unknown transaction type ${show(txn.type)}`)
+        failAt(name, `${at}.type`, `unknown transaction type ${show(txn.type)}`)
     }
   }
-  if (epoch === undefined) fail('transactions', 'no block_metadata_transaction (epoch unknown)')
+  if (epoch === undefined) failAt(name, 'transactions', 'no block_metadata_transaction (epoch unknown)')
   return {
     block_height,
     epoch: epoch as U64,
@@ -118,8 +122,10 @@ export function parseBlockJson(value: unknown): ParsedBlock {
 }
 
 /**
- * Address as written in `{address}::…` → `contractOf`'s answer. Entry functions come from a few
- * modules, and the hex checks were half of parsing a block (bench/replay.ts); bounded by clearing.
+ * Entry function (`{address}::{module}::{function}`) → `contractOf`'s answer. Entry functions come
+ * from a few modules, and the hex checks were half of parsing a block (bench/replay.ts); keyed by
+ * the whole string, which the block scanner hands over as one cached string per distinct value.
+ * Bounded by clearing.
  */
 const CONTRACTS = new Map<string, string | null>()
 const CONTRACTS_LIMIT = 4096
@@ -129,19 +135,18 @@ const CONTRACTS_LIMIT = 4096
  * `parse_use_case` → `ContractAddress`), else `null` (framework → Platform; scripts, multisig and
  * other payloads → Others).
  */
-function contractOf(payload: unknown, field: string, fail: (f: string, m: string) => never): string | null {
-  if (!isObj(payload)) return fail(field, `must be a payload object, got ${show(payload)}`)
+function contractOf(payload: unknown, field: string, name: string): string | null {
+  if (!isObj(payload)) return failAt(name, field, `must be a payload object, got ${show(payload)}`)
   if (payload.type !== 'entry_function_payload') return null
   const fn = payload.function
-  if (typeof fn !== 'string') return fail(`${field}.function`, `must be a string, got ${show(fn)}`)
-  const sep = fn.indexOf('::')
-  const written = sep > 0 ? fn.slice(0, sep) : ''
-  const known = CONTRACTS.get(written)
+  if (typeof fn !== 'string') return failAt(name, `${field}.function`, `must be a string, got ${show(fn)}`)
+  const known = CONTRACTS.get(fn)
   if (known !== undefined) return known
-  const address = sep > 0 ? parseAddress(written) : undefined
-  if (address === undefined) return fail(`${field}.function`, `must be {address}::{module}::{function}, got ${show(fn)}`)
+  const sep = fn.indexOf('::')
+  const address = sep > 0 ? parseAddress(fn.slice(0, sep)) : undefined
+  if (address === undefined) return failAt(name, `${field}.function`, `must be {address}::{module}::{function}, got ${show(fn)}`)
   const contract = isSpecialAddress(address) ? null : address
   if (CONTRACTS.size >= CONTRACTS_LIMIT) CONTRACTS.clear()
-  CONTRACTS.set(written, contract)
+  CONTRACTS.set(fn, contract)
   return contract
 }

@@ -1,8 +1,7 @@
 import { createReadStream, type ReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { readJsonLines } from '../ledger/json-lines.js'
 import { readLines, sourceName } from '../ledger/lines.js'
-import { toBlockInput } from '../ledger/read-blocks.js'
+import { scanBlocks } from '../ledger/scan-blocks.js'
 import type { SourcedBlock } from './backtest.js'
 import { readCsvBlocks } from './csv-blocks.js'
 
@@ -27,8 +26,9 @@ export interface OpenedInput {
 
 /**
  * Opens a chain file (`-` = standard input) as a stream of blocks: JSON Lines of the node's block
- * JSON or compact summaries (as `readBlocks`), or per-transaction CSV (`readCsvBlocks`), both
- * split by `readLines` (line limit, BOM). Constant memory. A bad line throws `InvalidDataError`
+ * JSON or compact summaries (as `readBlocks`, read by the block scanner `scanBlocks`), or
+ * per-transaction CSV (`readCsvBlocks`), both split by the one line splitter (line limit, BOM).
+ * Constant memory. A bad line throws `InvalidDataError`
  * naming file, line and field; a file that cannot be read, one naming the file with field `(file)`.
  */
 export async function openInput(path: string, format: InputFormat, stdin?: NodeJS.ReadableStream): Promise<OpenedInput> {
@@ -44,7 +44,7 @@ export async function openInput(path: string, format: InputFormat, stdin?: NodeJ
     )
     stream = createReadStream(path, { highWaterMark: 1 << 20 })
   }
-  const blocks = format === 'csv' ? readCsvBlocks(readLines(stream, { file }), file) : readJsonLines(stream, (json, line) => ({ file, line, block: toBlockInput(json) }), { file })
+  const blocks = format === 'csv' ? readCsvBlocks(readLines(stream, { file }), file) : scanBlocks(stream, { file })
   return {
     file,
     blocks,
@@ -52,3 +52,4 @@ export async function openInput(path: string, format: InputFormat, stdin?: NodeJ
     totalBytes,
   }
 }
+

@@ -2,7 +2,7 @@ import { createEstimator } from '../../core/estimator.js'
 import { gasEstimateToJson } from '../../core/wire.js'
 import { InvalidDataError } from '../../ledger/errors.js'
 import { sourceName } from '../../ledger/lines.js'
-import { readBlocks } from '../../ledger/read-blocks.js'
+import { scanBlocks } from '../../ledger/scan-blocks.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { warn, type Command } from '../io.js'
@@ -26,7 +26,7 @@ export const run: Command = async (args, io) => {
   await checkInput(input, 'input')
   const file = sourceName(input)
   let blocks = 0
-  for await (const { line, block } of readBlocks(input, { stdin: io.stdin })) {
+  for await (const { line, block } of scanBlocks(input, { stdin: io.stdin })) {
     try {
       estimator.ingest(block)
     } catch (error) {

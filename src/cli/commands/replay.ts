@@ -1,7 +1,7 @@
 import { createEstimator } from '../../core/estimator.js'
 import { InvalidDataError } from '../../ledger/errors.js'
 import { sourceName } from '../../ledger/lines.js'
-import { readBlocks } from '../../ledger/read-blocks.js'
+import { scanBlocks } from '../../ledger/scan-blocks.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { warn, type Command } from '../io.js'
@@ -38,7 +38,7 @@ export const run: Command = async (args, io) => {
   let blocks = 0
   let chunk = ''
   try {
-    for await (const { line, block } of readBlocks(input, { stdin: io.stdin })) {
+    for await (const { line, block } of scanBlocks(input, { stdin: io.stdin })) {
       let priced
       try {
         priced = estimator.ingest(block)
