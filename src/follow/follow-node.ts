@@ -9,9 +9,9 @@ import type { BlockJson } from '../ledger/types.js'
 import { NodeResponseError } from './errors.js'
 import type { EstimateUpdate, FollowEvent, SkipReason } from './events.js'
 import { fetchBlock, type BlockOutcome } from './fetch-block.js'
-import { resolveFollowOptions, type FollowMode, type FollowOptions } from './follow-options.js'
+import { nodeClientOf, resolveFollowOptions, type FollowMode, type FollowOptions } from './follow-options.js'
 import { parseLedgerInfo, type NodePosition } from './ledger-info.js'
-import { NodeClient } from './node-client.js'
+import type { NodeClient } from './node-client.js'
 import type { Sleep } from './sleep.js'
 
 /** What a follower of each mode explains and retains. */
@@ -108,18 +108,7 @@ class NodeFollower implements Follower<FollowMode> {
     this.#now = o.now
     this.#onEstimate = o.onEstimate
     this.#onEvent = o.onEvent
-    this.#client = new NodeClient({
-      baseUrl: o.url,
-      fetch: o.fetch,
-      signal: this.#controller.signal,
-      retry: o.retry,
-      timeoutMs: o.timeoutMs,
-      headerPrefixes: o.headerPrefixes,
-      sleep: o.sleep,
-      random: o.random,
-      now: o.now,
-      onRetry: (event) => this.#onEvent(event),
-    })
+    this.#client = nodeClientOf(o, this.#controller.signal, (event) => this.#onEvent(event))
 
     const user = options.signal
     const onUserAbort = () => this.#controller.abort(user?.reason)

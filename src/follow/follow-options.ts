@@ -4,6 +4,7 @@ import { InvalidConfigError } from '../core/errors.js'
 import { resolveRetryPolicy, type RetryPolicy } from './backoff.js'
 import type { EstimateUpdate, FollowEvent } from './events.js'
 import { DEFAULT_HEADER_PREFIXES } from './ledger-info.js'
+import { NodeClient, type RetryEvent } from './node-client.js'
 import { sleep, type Sleep } from './sleep.js'
 
 /**
@@ -135,4 +136,20 @@ export function resolveFollowOptions(o: FollowOptions<FollowMode>): ResolvedFoll
     random: o.random ?? Math.random,
     now: o.now ?? Date.now,
   }
+}
+
+/** The HTTP client a follower or a node ingest uses, made from its resolved options. */
+export function nodeClientOf(o: ResolvedFollowOptions, signal: AbortSignal, onRetry: (event: RetryEvent) => void): NodeClient {
+  return new NodeClient({
+    baseUrl: o.url,
+    fetch: o.fetch,
+    signal,
+    retry: o.retry,
+    timeoutMs: o.timeoutMs,
+    headerPrefixes: o.headerPrefixes,
+    sleep: o.sleep,
+    random: o.random,
+    now: o.now,
+    onRetry,
+  })
 }

@@ -6,9 +6,9 @@ import type { RetryPolicy } from './backoff.js'
 import { NodeResponseError } from './errors.js'
 import type { RetryEvent } from './events.js'
 import { fetchBlock } from './fetch-block.js'
-import { resolveFollowOptions } from './follow-options.js'
+import { nodeClientOf, resolveFollowOptions } from './follow-options.js'
 import { parseLedgerInfo, type NodePosition } from './ledger-info.js'
-import { NodeClient } from './node-client.js'
+import type { NodeClient } from './node-client.js'
 import type { Sleep } from './sleep.js'
 
 /** Options of `ingestFromNode`. `url` and `store` are required. */
@@ -86,18 +86,7 @@ export async function ingestFromNode(options: IngestNodeOptions): Promise<Ingest
   const onAbort = () => controller.abort(options.signal?.reason)
   if (options.signal?.aborted) controller.abort(options.signal.reason)
   else options.signal?.addEventListener('abort', onAbort, { once: true })
-  const client = new NodeClient({
-    baseUrl: o.url,
-    fetch: o.fetch,
-    signal: controller.signal,
-    retry: o.retry,
-    timeoutMs: o.timeoutMs,
-    headerPrefixes: o.headerPrefixes,
-    sleep: o.sleep,
-    random: o.random,
-    now: o.now,
-    onRetry: options.onRetry ?? (() => {}),
-  })
+  const client = nodeClientOf(o, controller.signal, options.onRetry ?? (() => {}))
   const fetchOptions = { pageSize: o.pageSize, pageTransactions: o.pageTransactions }
   let appended = 0
   const stored = await store.ledgerInfo()

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { parseU64, type U64 } from '../core/u64.js'
+import type { U64 } from '../core/u64.js'
 import { LedgerDatabaseError } from './database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import type { StoreOptions } from './memory-store.js'
@@ -8,7 +8,7 @@ import { ensureLedgerSchema } from './pg-schema.js'
 import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
 import { connectOrRefuse, PgWriter } from './pg-writer.js'
-import type { BatchAppendResult, BatchAppendStore, LedgerInfo } from './store.js'
+import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of `PgStore.open`. */
@@ -119,15 +119,7 @@ export class PgStore implements BatchAppendStore {
   async ledgerInfo(): Promise<LedgerInfo | null> {
     const row = (await this.#read<InfoRow>('ledger_info', SQL.info, []))[0]
     if (row === undefined) return null
-    return {
-      chain_id: this.chainId,
-      epoch: parseU64(row.epoch) as U64,
-      ledger_version: fromKey(row.last_version),
-      oldest_ledger_version: fromKey(row.oldest_version),
-      ledger_timestamp_usec: parseU64(row.block_timestamp) as U64,
-      block_height: fromKey(row.block_height),
-      oldest_block_height: fromKey(row.oldest_block_height),
-    }
+    return ledgerInfoFromRow(this.chainId, row, fromKey)
   }
 
   async transactionByVersion(version: U64): Promise<TransactionJson | null> {

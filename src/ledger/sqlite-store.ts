@@ -4,7 +4,7 @@ import { prepareAppend, type LedgerTip } from './append-rules.js'
 import { LedgerDatabaseError } from './database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
-import type { BatchAppendResult, BatchAppendStore, LedgerInfo } from './store.js'
+import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of `SqliteStore.open`. */
@@ -172,15 +172,7 @@ export class SqliteStore implements BatchAppendStore {
   ledgerInfo(): LedgerInfo | null {
     const row = this.#s.info.get()
     if (row === undefined) return null
-    return {
-      chain_id: this.chainId,
-      epoch: parseU64(row.epoch) as U64,
-      ledger_version: fromKey(row.last_version),
-      oldest_ledger_version: fromKey(row.oldest_version),
-      ledger_timestamp_usec: parseU64(row.block_timestamp) as U64,
-      block_height: fromKey(row.block_height),
-      oldest_block_height: fromKey(row.oldest_block_height),
-    }
+    return ledgerInfoFromRow(this.chainId, row, fromKey)
   }
 
   transactionByVersion(version: U64): TransactionJson | null {

@@ -1,4 +1,4 @@
-import type { U64 } from '../core/u64.js'
+import { parseU64, type U64 } from '../core/u64.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** A value, or a promise of it: in-process stores answer synchronously, remote ones need not. */
@@ -77,4 +77,30 @@ export interface BatchAppendStore extends LedgerStore {
    * blocks per read.
    */
   blockHeaders?(from: U64, count: number): MaybePromise<BlockJson[]>
+}
+
+/**
+ * The ledger-info row both SQL stores read: heights and versions as index keys (decoded by
+ * `fromKey`, each store's own encoding), epoch and timestamp as decimal text.
+ */
+export interface LedgerInfoRow<K> {
+  epoch: string
+  block_timestamp: string
+  last_version: K
+  oldest_version: K
+  block_height: K
+  oldest_block_height: K
+}
+
+/** `LedgerInfo` from a SQL store's ledger-info row. */
+export function ledgerInfoFromRow<K>(chainId: number, row: LedgerInfoRow<K>, fromKey: (key: K) => U64): LedgerInfo {
+  return {
+    chain_id: chainId,
+    epoch: parseU64(row.epoch) as U64,
+    ledger_version: fromKey(row.last_version),
+    oldest_ledger_version: fromKey(row.oldest_version),
+    ledger_timestamp_usec: parseU64(row.block_timestamp) as U64,
+    block_height: fromKey(row.block_height),
+    oldest_block_height: fromKey(row.oldest_block_height),
+  }
 }
