@@ -153,6 +153,7 @@ describe('public exports', () => {
         "backoffDelay",
         "followNode",
         "formatFollowEvent",
+        "ingestFromNode",
         "parseRetryAfter",
       ]
     `)
