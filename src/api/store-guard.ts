@@ -73,6 +73,31 @@ function checkPage(page: unknown, address: string, start: U64, limit: number): T
   return page as TransactionJson[]
 }
 
+/**
+ * A transaction's JSON text: checked without parsing it (the point of the text is to spare the
+ * parse), so only its shape and its version, which the node writes as `"version":"N"`.
+ */
+function checkTxnJson(json: unknown, version: U64): string | null {
+  if (json === null) return null
+  const what = `transactionJsonByVersion(${version})`
+  if (typeof json !== 'string' || !json.startsWith('{') || !json.endsWith('}')) throw garbage(what, 'something that is not a JSON object')
+  if (!json.includes(`"version":"${version}"`)) throw garbage(what, 'the text of another version')
+  return json
+}
+
+/** A page of JSON texts: its size, and each a user transaction's object with a sequence number (not parsed). */
+function checkPageJson(page: unknown, address: string, start: U64, limit: number): string[] {
+  const what = `accountTransactionsJson(${address}, ${start}, ${limit})`
+  if (!Array.isArray(page)) throw garbage(what, typeof page)
+  if (page.length > limit) throw garbage(what, `${page.length} transactions`)
+  for (const json of page as unknown[]) {
+    if (typeof json !== 'string' || !json.startsWith('{') || !json.endsWith('}') || !json.includes('"type":"user_transaction"') || !json.includes('"sequence_number":"')) {
+      throw garbage(what, 'an item that is not a user transaction')
+    }
+  }
+  return page as string[]
+}
+
 function checkSequenceNumber(seq: unknown, address: string): U64 {
   if (!isU64(seq)) throw garbage(`accountSequenceNumber(${address})`, 'a value that is not a u64')
   return seq
@@ -119,7 +144,14 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   function read<T>(answer: MaybePromise<unknown>, what: string, check: (value: unknown) => T): MaybePromise<T> {
     return isThenable(answer) ? withDeadline(answer, timeoutMs, what).then(check, unreachable) : check(answer)
   }
+  const txnJson = inner.transactionJsonByVersion?.bind(inner)
+  const pageJson = inner.accountTransactionsJson?.bind(inner)
   return {
+    // The JSON text reads only where the store has them, so routes fall back to the parsed ones.
+    ...(txnJson === undefined ? {} : { transactionJsonByVersion: (version: U64) => read(txnJson(version), 'transactionJsonByVersion', (t) => checkTxnJson(t, version)) }),
+    ...(pageJson === undefined
+      ? {}
+      : { accountTransactionsJson: (address: string, start: U64, limit: number) => read(pageJson(address, start, limit), 'accountTransactionsJson', (p) => checkPageJson(p, address, start, limit)) }),
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),
     transactionByVersion: (version) => read(inner.transactionByVersion(version), 'transactionByVersion', (t) => checkTxn(t, version)),
     accountTransactions: (address, start, limit) => read(inner.accountTransactions(address, start, limit), 'accountTransactions', (p) => checkPage(p, address, start, limit)),

@@ -8,7 +8,8 @@ import { ensureLedgerSchema } from './pg-schema.js'
 import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
 import { connectOrRefuse, PgWriter } from './pg-writer.js'
-import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type LedgerInfo } from './store.js'
+import { ingestBlocksOf } from './ingest-block.js'
+import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of `PgStore.open`. */
@@ -123,14 +124,24 @@ export class PgStore implements BatchAppendStore {
   }
 
   async transactionByVersion(version: U64): Promise<TransactionJson | null> {
-    const row = (await this.#read<{ json: string }>('txn', SQL.txn, [toKey(version)]))[0]
-    return row === undefined ? null : (JSON.parse(row.json) as TransactionJson)
+    const json = await this.transactionJsonByVersion(version)
+    return json === null ? null : (JSON.parse(json) as TransactionJson)
   }
 
   async accountTransactions(address: string, start: U64, limit: number): Promise<TransactionJson[]> {
+    return (await this.accountTransactionsJson(address, start, limit)).map((json) => JSON.parse(json) as TransactionJson)
+  }
+
+  /** `LedgerStore.transactionJsonByVersion`: the stored text, which is `JSON.stringify` of the transaction. */
+  async transactionJsonByVersion(version: U64): Promise<string | null> {
+    const row = (await this.#read<{ json: string }>('txn', SQL.txn, [toKey(version)]))[0]
+    return row === undefined ? null : row.json
+  }
+
+  /** `LedgerStore.accountTransactionsJson`: the stored texts. */
+  async accountTransactionsJson(address: string, start: U64, limit: number): Promise<string[]> {
     if (!(limit > 0)) return []
-    const rows = await this.#read<{ json: string }>('account_txns', SQL.accountTxns, [address, ...keyRange(start, limit)])
-    return rows.map((r) => JSON.parse(r.json) as TransactionJson)
+    return (await this.#read<{ json: string }>('account_txns', SQL.accountTxns, [address, ...keyRange(start, limit)])).map((r) => r.json)
   }
 
   async accountSequenceNumber(address: string): Promise<U64> {
@@ -165,7 +176,15 @@ export class PgStore implements BatchAppendStore {
    * `BatchAppendStore.appendBlocks`: checked in memory against the writer's cache, the accepted
    * prefix written in one statement. O(transactions) work, two round trips at most.
    */
-  appendBlocks(blocks: readonly BlockJson[]): Promise<BatchAppendResult> {
+  async appendBlocks(blocks: readonly BlockJson[]): Promise<BatchAppendResult> {
+    const { ready, refused } = ingestBlocksOf(blocks, this.maxBlockTransactions)
+    const result = await this.appendChecked(ready)
+    return result.refused === undefined && refused !== undefined ? { appended: result.appended, refused } : result
+  }
+
+  /** `BatchAppendStore.appendChecked`: as `appendBlocks`, for blocks checked on their own with their transactions' JSON. */
+  appendChecked(blocks: readonly IngestBlock[]): Promise<BatchAppendResult> {
+    if (blocks.length === 0) return Promise.resolve({ appended: 0 })
     return this.#serial((w) => w.append(blocks, this.maxBlockTransactions, this.#channel))
   }
 

@@ -1,11 +1,10 @@
 import pg from 'pg'
 import type { U64 } from '../core/u64.js'
-import { checkBlock, checkContinuity, checkSequenceNumbers, type CheckedBlock, type LedgerTip } from './append-rules.js'
+import { checkBlockSize, checkContinuity, checkSequenceNumbers, type CheckedBlock, type LedgerTip } from './append-rules.js'
 import { LedgerDatabaseError } from './database-error.js'
 import { clientConfig, type PgTarget } from './pg-connection.js'
 import { fromKey, NULL_ITEM, SQL, toKey } from './pg-sql.js'
-import type { BatchAppendResult } from './store.js'
-import type { BlockJson } from './types.js'
+import type { BatchAppendResult, IngestBlock } from './store.js'
 
 /** Leading bytes of the writer lock's key (`lgas`); the schema's hash is the rest. */
 const LOCK_CLASS = 0x6c676173
@@ -67,28 +66,21 @@ export class PgWriter {
   }
 
   /**
-   * `BatchAppendStore.appendBlocks`: every append rule in `prepareAppend`'s order for each block
-   * (the block on its own, continuity with the one before, its senders' sequence numbers),
-   * against the cache and the blocks before it in the batch; senders the cache lacks are read
-   * in one query. The accepted prefix is written by one statement that notifies `channel`.
+   * `BatchAppendStore.appendChecked`: for blocks checked on their own, the rules that depend on
+   * the ledger in `prepareAppend`'s order (continuity with the one before, its senders' sequence
+   * numbers), against the cache and the blocks before it in the batch; senders the cache lacks
+   * are read in one query. The accepted prefix is written by one statement that notifies `channel`.
    */
-  async append(blocks: readonly BlockJson[], maxTransactions: number, channel: string): Promise<BatchAppendResult> {
+  async append(blocks: readonly IngestBlock[], maxTransactions: number, channel: string): Promise<BatchAppendResult> {
     let refused: unknown
-    const checked: CheckedBlock[] = []
-    for (const block of blocks) {
-      try {
-        checked.push(checkBlock(block, maxTransactions))
-      } catch (error) {
-        refused = error
-        break
-      }
-    }
-    await this.#loadAccounts(checked)
-    const accepted: CheckedBlock[] = []
+    await this.#loadAccounts(blocks.map((b) => b.checked))
+    const accepted: IngestBlock[] = []
     const next = new Map<string, U64>()
     let tip = this.#tip
-    for (const c of checked) {
+    for (const b of blocks) {
+      const c = b.checked
       try {
+        checkBlockSize({ block_height: String(c.parsed.block_height), transactions: c.transactions }, maxTransactions)
         checkContinuity(c.parsed, tip)
         const after = checkSequenceNumbers(c, (a) => next.get(a) ?? this.#accounts.get(a) ?? undefined)
         for (const [a, n] of after) next.set(a, n)
@@ -96,7 +88,7 @@ export class PgWriter {
         refused = error
         break
       }
-      accepted.push(c)
+      accepted.push(b)
       tip = { block_height: c.parsed.block_height, last_version: c.parsed.last_version }
     }
     if (tip !== null && accepted.length > 0) {
@@ -130,7 +122,7 @@ export class PgWriter {
 }
 
 /** The parameters of `SQL.append` for checked blocks and the senders' next sequence numbers after them. */
-function appendValues(blocks: CheckedBlock[], next: Map<string, U64>, channel: string, height: string): string[] {
+function appendValues(blocks: IngestBlock[], next: Map<string, U64>, channel: string, height: string): string[] {
   const heights: string[] = []
   const hashes: string[] = []
   const timestamps: string[] = []
@@ -141,7 +133,7 @@ function appendValues(blocks: CheckedBlock[], next: Map<string, U64>, channel: s
   const senders: string[] = []
   const seqs: string[] = []
   const jsons: string[] = []
-  for (const b of blocks) {
+  for (const { checked: b, transactionJson } of blocks) {
     const { parsed } = b
     heights.push(toKey(parsed.block_height))
     hashes.push(b.block_hash)
@@ -152,7 +144,7 @@ function appendValues(blocks: CheckedBlock[], next: Map<string, U64>, channel: s
     // Versions are first_version + i (checkBlock holds each transaction to it).
     const first = BigInt(toKey(parsed.first_version))
     let e = 0
-    for (let i = 0; i < b.transactions.length; i++) {
+    for (let i = 0; i < transactionJson.length; i++) {
       versions.push(String(first + BigInt(i)))
       const entry = b.entries[e]
       if (entry !== undefined && entry.index === i) {
@@ -163,7 +155,8 @@ function appendValues(blocks: CheckedBlock[], next: Map<string, U64>, channel: s
         senders.push(NULL_ITEM)
         seqs.push(NULL_ITEM)
       }
-      jsons.push(JSON.stringify(b.transactions[i]))
+      const json = transactionJson[i] as Uint8Array
+      jsons.push(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'))
     }
   }
   const addresses: string[] = []

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3'
 import { parseU64, type U64 } from '../core/u64.js'
-import { prepareAppend, type LedgerTip } from './append-rules.js'
+import { checkBlockSize, checkContinuity, checkSequenceNumbers, type LedgerTip } from './append-rules.js'
 import { LedgerDatabaseError } from './database-error.js'
+import { ingestBlocksOf } from './ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
-import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type LedgerInfo } from './store.js'
+import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of `SqliteStore.open`. */
@@ -35,7 +36,9 @@ function fromKey(key: bigint): U64 {
 }
 
 // One row per block; u64 columns are keys (see KEY_BIAS), epoch and timestamp are only echoed.
-// transactions: the node's JSON of each transaction by version; sender and sequence_number are
+// transactions: the node's JSON of each transaction by version, exactly as JSON.stringify writes
+// it (TEXT as earlier builds wrote it, or its UTF-8 bytes as a BLOB as bulk ingest writes it
+// since: reads CAST it to TEXT, so both read the same); sender and sequence_number are
 // set only on sequence-number user transactions, so the partial index below is the account index
 // (address, sequence_number → version) and pruning a version range prunes it too.
 // accounts: next sequence number per sender, kept when its transactions are pruned.
@@ -77,11 +80,23 @@ interface InfoRow {
   oldest_version: bigint
 }
 
+/** Rows per multi-row transaction insert: one statement run per 64 rows (bench/stores.ts). */
+const INSERT_ROWS = 64
+
+/** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
+const ACCOUNT_CACHE_MAX = 1_000_000
+
 /**
  * The persistent ledger (better-sqlite3, WAL). Same rules and answers as `MemoryStore`. Each
  * append is one SQLite transaction, so a reader (in this or another process) and a crash never
  * see part of a block; reads are synchronous, prepared statements, and each is one statement or
  * one read transaction, so they see one snapshot.
+ *
+ * The ledger info, the newest block and the senders' next sequence numbers are cached per state
+ * of the database: this connection's writes keep them up to date, a failed write drops them, and
+ * so does a commit of another connection (`PRAGMA data_version` changes), so a read costs its
+ * own lookup, not the two-block query behind the headers, and a batch's rules are checked in
+ * memory before anything is written.
  *
  * @example
  * const store = SqliteStore.open('ledger.db')
@@ -94,8 +109,16 @@ export class SqliteStore implements BatchAppendStore {
   readonly path: string
   readonly #db: Database.Database
   readonly #s: ReturnType<typeof prepareStatements>
-  readonly #appendTx: Database.Transaction<(block: BlockJson) => void>
+  readonly #appendTx: Database.Transaction<(blocks: readonly IngestBlock[]) => BatchAppendResult>
   readonly #readBlock: (height: U64, withTransactions: boolean) => BlockJson | null
+  /** Cached ledger info and newest block, valid while `#dataVersion` is the database's; `undefined`: not known. */
+  #info: LedgerInfo | null | undefined = undefined
+  #tipCache: LedgerTip | null | undefined = undefined
+  /** Next sequence number of senders read or written; `null`: not in the ledger. Same validity. */
+  readonly #accounts = new Map<string, U64 | null>()
+  #dataVersion = -1n
+  /** Parameters of one multi-row insert, reused. */
+  readonly #rows: unknown[] = new Array<unknown>(4 * INSERT_ROWS)
 
   private constructor(path: string, db: Database.Database, chainId: number, maxBlockTransactions: number) {
     this.path = path
@@ -103,7 +126,7 @@ export class SqliteStore implements BatchAppendStore {
     this.chainId = chainId
     this.maxBlockTransactions = maxBlockTransactions
     this.#s = prepareStatements(db)
-    this.#appendTx = db.transaction((block: BlockJson) => this.#append(block))
+    this.#appendTx = db.transaction((blocks: readonly IngestBlock[]) => this.#append(blocks))
     this.#readBlock = db.transaction((height: U64, withTransactions: boolean) => this.#block(height, withTransactions))
   }
 
@@ -135,10 +158,17 @@ export class SqliteStore implements BatchAppendStore {
           throw new LedgerDatabaseError(`${path} is a SQLite database but not a ledger (it has the tables ${tables.join(', ')} and no ledger schema); refusing to change it`)
         }
         if (readonly && tables.length === 0) throw new LedgerDatabaseError(`${path} is not a ledger database: it has no tables`)
+        // Reads through a memory map: a ledger larger than the page cache is read without a
+        // syscall per page (bench/scale.ts: account listings on a 200k-block ledger).
+        db.pragma('mmap_size = 268435456')
         if (!readonly) {
           db.pragma('journal_mode = WAL')
           // In WAL mode NORMAL loses no committed transaction on a process crash, only on power loss.
           db.pragma('synchronous = NORMAL')
+          // 32 MiB of pages for the writer: a batch inserts into the account index in sender
+          // order, all over it, and each page it dirties is written to the WAL once per commit
+          // while it stays cached (bench/stores.ts).
+          db.pragma('cache_size = -32768')
         }
       } catch (error) {
         if (error instanceof LedgerDatabaseError) throw error
@@ -170,21 +200,33 @@ export class SqliteStore implements BatchAppendStore {
   }
 
   ledgerInfo(): LedgerInfo | null {
+    this.#checkVersion()
+    if (this.#info !== undefined) return this.#info
     const row = this.#s.info.get()
-    if (row === undefined) return null
-    return ledgerInfoFromRow(this.chainId, row, fromKey)
+    this.#info = row === undefined ? null : ledgerInfoFromRow(this.chainId, row, fromKey)
+    return this.#info
   }
 
   transactionByVersion(version: U64): TransactionJson | null {
-    const json = this.#s.txn.get(toKey(version))
-    return json === undefined ? null : (JSON.parse(json) as TransactionJson)
+    const json = this.transactionJsonByVersion(version)
+    return json === null ? null : (JSON.parse(json) as TransactionJson)
+  }
+
+  /** `LedgerStore.transactionJsonByVersion`: the stored text, which is `JSON.stringify` of the transaction. */
+  transactionJsonByVersion(version: U64): string | null {
+    return this.#s.txn.get(toKey(version)) ?? null
   }
 
   accountTransactions(address: string, start: U64, limit: number): TransactionJson[] {
+    return this.accountTransactionsJson(address, start, limit).map((json) => JSON.parse(json) as TransactionJson)
+  }
+
+  /** `LedgerStore.accountTransactionsJson`: the stored texts. */
+  accountTransactionsJson(address: string, start: U64, limit: number): string[] {
     if (!(limit > 0)) return []
     const from = toKey(start)
     const last = from + BigInt(Math.ceil(limit)) - 1n
-    return this.#s.accountTxns.all(address, from, last < MAX_KEY ? last : MAX_KEY).map((json) => JSON.parse(json) as TransactionJson)
+    return this.#s.accountTxns.all(address, from, last < MAX_KEY ? last : MAX_KEY)
   }
 
   accountSequenceNumber(address: string): U64 {
@@ -197,35 +239,55 @@ export class SqliteStore implements BatchAppendStore {
   }
 
   /**
-   * Appends the next block in one SQLite transaction after checking every append rule (see
-   * `prepareAppend`); nothing changes when it throws. Inside `batch` it is a savepoint.
+   * Appends the next block in one SQLite transaction after checking every append rule (as
+   * `prepareAppend` does); nothing changes when it throws. Inside `batch` it is a savepoint.
    */
   appendBlock(block: BlockJson): void {
-    this.#appendTx.immediate(block)
+    const result = this.appendBlocks([block])
+    if (result.appended === 0) throw result.refused
   }
 
   /**
-   * Runs `fn` in one SQLite transaction so that the appends in it share one commit (much faster
-   * for bulk ingest). Each `appendBlock` inside is still all-or-nothing: a refused block rolls
-   * back only itself, so `fn` may catch it and return to commit the blocks before it. If `fn`
-   * throws, the whole batch is rolled back.
+   * Runs `fn` in one SQLite transaction so that the appends in it share one commit. Each
+   * `appendBlock` inside is still all-or-nothing: a refused block writes nothing, so `fn` may
+   * catch it and return to commit the blocks before it. If `fn` throws, the whole batch is
+   * rolled back. Nested in a batch it is a savepoint: a throwing inner batch takes back only its blocks.
    */
   batch<T>(fn: () => T): T {
-    return this.#db.transaction(fn).immediate()
+    try {
+      return this.#db.transaction(fn).immediate()
+    } catch (error) {
+      this.#forget()
+      throw error
+    }
   }
 
-  /** `BatchAppendStore.appendBlocks`: the blocks in one SQLite transaction (`batch`). */
+  /**
+   * `BatchAppendStore.appendBlocks`: each block checked on its own (`checkBlock`) and its
+   * transactions serialized, then `appendChecked`.
+   */
   appendBlocks(blocks: readonly BlockJson[]): BatchAppendResult {
-    return this.batch(() => {
-      for (let i = 0; i < blocks.length; i++) {
-        try {
-          this.appendBlock(blocks[i] as BlockJson)
-        } catch (refused) {
-          return { appended: i, refused }
-        }
-      }
-      return { appended: blocks.length }
-    })
+    const { ready, refused } = ingestBlocksOf(blocks, this.maxBlockTransactions)
+    const result = this.appendChecked(ready)
+    return result.refused === undefined && refused !== undefined ? { appended: result.appended, refused } : result
+  }
+
+  /**
+   * `BatchAppendStore.appendChecked`: in one SQLite transaction, every rule that depends on the
+   * ledger is checked in memory for each block (continuity with the one before, its senders'
+   * sequence numbers) before anything is written; then the accepted prefix is written with
+   * multi-row inserts and each sender's next sequence number once. A refused block thus writes
+   * nothing and needs no savepoint; a write that fails (I/O, not a rule) rolls back the whole
+   * batch and throws.
+   */
+  appendChecked(blocks: readonly IngestBlock[]): BatchAppendResult {
+    if (blocks.length === 0) return { appended: 0 }
+    try {
+      return this.#appendTx.immediate(blocks)
+    } catch (error) {
+      this.#forget()
+      throw error
+    }
   }
 
   /**
@@ -234,6 +296,7 @@ export class SqliteStore implements BatchAppendStore {
    * and the continuity rule survive any prune; accounts keep their next sequence number.
    */
   pruneBelow(version: U64): void {
+    this.#info = undefined
     this.#db
       .transaction(() => {
         const keep = this.#s.firstKept.get(toKey(version)) ?? this.#s.newest.get()
@@ -248,33 +311,106 @@ export class SqliteStore implements BatchAppendStore {
     if (this.#db.open) this.#db.close()
   }
 
-  #tip(): LedgerTip | null {
-    const row = this.#s.newest.get()
-    return row === undefined ? null : { block_height: fromKey(row.block_height), last_version: fromKey(row.last_version) }
+  /** Drops the caches when another connection has committed since they were filled. O(1): one pragma. */
+  #checkVersion(): void {
+    const version = this.#s.dataVersion.get() as bigint
+    if (version !== this.#dataVersion) {
+      this.#dataVersion = version
+      this.#forget()
+    }
   }
 
-  #append(block: BlockJson): void {
+  /** Drops the caches (another connection wrote, or a write of this one was rolled back). */
+  #forget(): void {
+    this.#info = undefined
+    this.#tipCache = undefined
+    this.#accounts.clear()
+  }
+
+  #tip(): LedgerTip | null {
+    if (this.#tipCache !== undefined) return this.#tipCache
+    const row = this.#s.newest.get()
+    this.#tipCache = row === undefined ? null : { block_height: fromKey(row.block_height), last_version: fromKey(row.last_version) }
+    return this.#tipCache
+  }
+
+  /** A sender's next sequence number in the ledger (cached), `undefined` when it has none. */
+  #nextOf(address: string): U64 | undefined {
+    const cached = this.#accounts.get(address)
+    if (cached !== undefined) return cached ?? undefined
+    const key = this.#s.nextSeq.get(address)
+    const next = key === undefined ? null : fromKey(key)
+    if (this.#accounts.size >= ACCOUNT_CACHE_MAX) this.#accounts.clear()
+    this.#accounts.set(address, next)
+    return next ?? undefined
+  }
+
+  /** Inside the append transaction: checks the blocks in order, writes the accepted prefix. */
+  #append(blocks: readonly IngestBlock[]): BatchAppendResult {
+    this.#checkVersion()
+    let tip = this.#tip()
+    const next = new Map<string, U64>()
+    const nextOf = (address: string) => next.get(address) ?? this.#nextOf(address)
+    let accepted = 0
+    let refused: unknown
+    for (const { checked } of blocks) {
+      const { parsed } = checked
+      try {
+        checkBlockSize({ block_height: String(parsed.block_height), transactions: checked.transactions }, this.maxBlockTransactions)
+        checkContinuity(parsed, tip)
+        for (const [address, n] of checkSequenceNumbers(checked, nextOf)) next.set(address, n)
+      } catch (error) {
+        refused = error
+        break
+      }
+      tip = { block_height: parsed.block_height, last_version: parsed.last_version }
+      accepted++
+    }
+    if (accepted > 0) {
+      this.#write(blocks, accepted)
+      for (const [address, n] of next) this.#s.upsertAccount.run(address, toKey(n))
+      // Caches now hold what this transaction wrote; if it does not commit, `#forget` drops them.
+      this.#info = undefined
+      this.#tipCache = tip
+      if (this.#accounts.size + next.size > ACCOUNT_CACHE_MAX) this.#accounts.clear()
+      for (const [address, n] of next) this.#accounts.set(address, n)
+    }
+    return refused === undefined ? { appended: accepted } : { appended: accepted, refused }
+  }
+
+  /** Writes the first `count` blocks: a row each, and their transactions `INSERT_ROWS` rows per statement. */
+  #write(blocks: readonly IngestBlock[], count: number): void {
     const s = this.#s
-    const prepared = prepareAppend(block, this.#tip(), (address) => {
-      const key = s.nextSeq.get(address)
-      return key === undefined ? undefined : fromKey(key)
-    }, this.maxBlockTransactions)
-    const { parsed } = prepared
-    s.insertBlock.run(toKey(parsed.block_height), prepared.block_hash, String(prepared.block_timestamp), toKey(parsed.first_version), toKey(parsed.last_version), String(parsed.epoch))
-    const entries = prepared.entries
-    let e = 0
-    const txns = prepared.transactions
-    const first = toKey(parsed.first_version)
-    for (let i = 0; i < txns.length; i++) {
-      const entry = entries[e]
-      if (entry !== undefined && entry.index === i) {
-        s.insertTxn.run(first + BigInt(i), entry.address, toKey(entry.sequence_number), JSON.stringify(txns[i]))
-        e++
-      } else {
-        s.insertTxn.run(first + BigInt(i), null, null, JSON.stringify(txns[i]))
+    const rows = this.#rows
+    let k = 0
+    for (let b = 0; b < count; b++) {
+      const { checked, transactionJson } = blocks[b] as IngestBlock
+      const { parsed, entries } = checked
+      s.insertBlock.run(toKey(parsed.block_height), checked.block_hash, String(checked.block_timestamp), toKey(parsed.first_version), toKey(parsed.last_version), String(parsed.epoch))
+      // Versions are first_version + i (checkBlock holds each transaction to it).
+      const first = toKey(parsed.first_version)
+      let e = 0
+      for (let i = 0; i < transactionJson.length; i++) {
+        const entry = entries[e]
+        rows[k] = first + BigInt(i)
+        if (entry !== undefined && entry.index === i) {
+          rows[k + 1] = entry.address
+          rows[k + 2] = toKey(entry.sequence_number)
+          e++
+        } else {
+          rows[k + 1] = null
+          rows[k + 2] = null
+        }
+        rows[k + 3] = transactionJson[i]
+        k += 4
+        if (k === rows.length) {
+          s.insertTxns.run(...rows)
+          k = 0
+        }
       }
     }
-    for (const [address, next] of prepared.nextSequenceNumbers) s.upsertAccount.run(address, toKey(next))
+    for (let j = 0; j < k; j += 4) s.insertTxn.run(rows[j] as bigint, rows[j + 1] as string | null, rows[j + 2] as bigint | null, rows[j + 3] as Uint8Array)
+    rows.fill(undefined)
   }
 
   #block(height: U64, withTransactions: boolean): BlockJson | null {
@@ -289,7 +425,7 @@ export class SqliteStore implements BatchAppendStore {
     }
     // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
     if (!withTransactions) return header as BlockJson
-    const txns = this.#s.blockTxns.all(b.first_version, b.last_version).map((json) => JSON.parse(json) as TransactionJson)
+    const txns = JSON.parse(`[${this.#s.blockTxns.all(b.first_version, b.last_version).join(',')}]`) as TransactionJson[]
     return { ...header, transactions: txns }
   }
 }
@@ -313,9 +449,14 @@ function prepareStatements(db: Database.Database) {
     newest: db.prepare<[], BlockRow>('SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1'),
     block: db.prepare<[bigint], BlockRow>('SELECT * FROM blocks WHERE block_height = ?'),
     // pluck(): each row is its one column, so the row type is that column's.
-    blockTxns: db.prepare<[bigint, bigint], string>('SELECT json FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
-    txn: db.prepare<[bigint], string>('SELECT json FROM transactions WHERE version = ?').pluck(),
-    accountTxns: db.prepare<[string, bigint, bigint], string>('SELECT json FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number').pluck(),
+    // CAST: a row's JSON is TEXT or its UTF-8 bytes as a BLOB (see SCHEMA); both read as the text.
+    blockTxns: db.prepare<[bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
+    txn: db.prepare<[bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version = ?').pluck(),
+    accountTxns: db
+      .prepare<[string, bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number')
+      .pluck(),
+    // Changes when another connection commits (not this one): what the caches are checked against.
+    dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
     nextSeq: db.prepare<[string], bigint>('SELECT next_sequence_number FROM accounts WHERE address = ?').pluck(),
     // Heights and versions rise together, so the first block in height order that reaches
     // `version` is where pruning stops; the scan is O(pruned blocks).
@@ -323,7 +464,8 @@ function prepareStatements(db: Database.Database) {
     insertBlock: db.prepare<[bigint, string, string, bigint, bigint, string]>(
       'INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    insertTxn: db.prepare<[bigint, string | null, bigint | null, string]>('INSERT INTO transactions (version, sender, sequence_number, json) VALUES (?, ?, ?, ?)'),
+    insertTxn: db.prepare<[bigint, string | null, bigint | null, Uint8Array]>('INSERT INTO transactions (version, sender, sequence_number, json) VALUES (?, ?, ?, ?)'),
+    insertTxns: db.prepare<unknown[]>(`INSERT INTO transactions (version, sender, sequence_number, json) VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?)').join(', ')}`),
     upsertAccount: db.prepare<[string, bigint]>(
       'INSERT INTO accounts (address, next_sequence_number) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number',
     ),

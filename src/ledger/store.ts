@@ -1,4 +1,5 @@
 import { parseU64, type U64 } from '../core/u64.js'
+import type { CheckedBlock } from './append-rules.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** A value, or a promise of it: in-process stores answer synchronously, remote ones need not. */
@@ -47,6 +48,29 @@ export interface LedgerStore {
   /** Drops whole blocks whose last version is below `version`. */
   pruneBelow(version: U64): MaybePromise<void>
   close(): MaybePromise<void>
+  /**
+   * Optional: `transactionByVersion` as JSON text, exactly `JSON.stringify` of that answer (key
+   * order, escapes), for a store that keeps the text and can spare the API a parse and a
+   * stringify. `null` where `transactionByVersion` is `null`.
+   */
+  transactionJsonByVersion?(version: U64): MaybePromise<string | null>
+  /** Optional: `accountTransactions` as JSON texts, each exactly `JSON.stringify` of that answer's item. */
+  accountTransactionsJson?(address: string, start: U64, limit: number): MaybePromise<string[]>
+}
+
+/**
+ * A block as bulk ingest hands it to a store: checked on its own, with each transaction's JSON
+ * text ready to be stored.
+ */
+export interface IngestBlock {
+  /**
+   * `checkBlock` of the block, with the store's `maxBlockTransactions`. Its `transactions` may
+   * be cut down to the fields `checkBlock` reads (the block scanner's skeleton): a store writes
+   * `transactionJson`, never these.
+   */
+  checked: CheckedBlock
+  /** UTF-8 JSON of each transaction, byte for byte what `JSON.stringify` writes for it. */
+  transactionJson: readonly Uint8Array[]
 }
 
 /** What `appendBlocks` did: the blocks appended (a prefix of those given), and why the next one was refused. */
@@ -70,6 +94,12 @@ export interface BatchAppendStore extends LedgerStore {
    * then none of the batch is committed. Readers see the batch's blocks all at once.
    */
   appendBlocks(blocks: readonly BlockJson[]): MaybePromise<BatchAppendResult>
+  /**
+   * Optional: `appendBlocks` of blocks already checked on their own, whose transactions' JSON
+   * the store takes as given (bulk ingest reads both from the line without building the block).
+   * The rules that depend on the ledger (continuity, sequence numbers) are still the store's.
+   */
+  appendChecked?(blocks: readonly IngestBlock[]): MaybePromise<BatchAppendResult>
   /**
    * Optional: the stored blocks at heights `from .. from + count − 1` without their
    * transactions (as `blockByHeight(h, false)`), ascending; heights not stored are absent. A

@@ -7,6 +7,7 @@ import { pageLimit } from '../page.js'
 import { PARAM } from '../params.js'
 import { object, ref } from '../schema/ref.js'
 import type { ApiRoute } from '../openapi.js'
+import type { TransactionJson } from '../../ledger/types.js'
 import { responses } from './responses.js'
 
 /** `seq - limit`, saturating at 0: where a page of the latest `limit` transactions starts. */
@@ -44,11 +45,14 @@ export function accountTransactionsRoute(ctx: ApiContext): ApiRoute {
       const info = await readLedger(ctx, reply)
       const limit = pageLimit(query.limit, ctx.defaultPageSize, ctx.maxPageSize)
       const start = query.start ?? latestPageStart(await ctx.store.accountSequenceNumber(address), limit)
-      const txns = await ctx.store.accountTransactions(address, start, limit)
+      // A store that keeps the JSON texts hands them over as they are: no parse and stringify per
+      // item; only the first is parsed, when the pruned check needs it.
+      const texts = ctx.store.accountTransactionsJson !== undefined ? await ctx.store.accountTransactionsJson(address, start, limit) : null
+      const txns = texts === null ? await ctx.store.accountTransactions(address, start, limit) : null
       if (query.start !== undefined) {
         // Sequence numbers of an account's committed txns have no gaps, so a missing `start` that
         // precedes the account's next sequence number was committed and then pruned.
-        const first = txns[0]
+        const first: TransactionJson | undefined = texts === null ? txns?.[0] : texts[0] === undefined ? undefined : (JSON.parse(texts[0]) as TransactionJson)
         const pruned =
           first === undefined
             ? start < (await ctx.store.accountSequenceNumber(address))
@@ -61,7 +65,7 @@ export function accountTransactionsRoute(ctx: ApiContext): ApiRoute {
         }
       }
       reply.header('content-type', JSON_TYPE)
-      return JSON.stringify(txns)
+      return texts === null ? JSON.stringify(txns) : `[${texts.join(',')}]`
     },
   }
 }

@@ -7,6 +7,9 @@ import { object, ref } from '../schema/ref.js'
 import type { ApiRoute } from '../openapi.js'
 import { responses } from './responses.js'
 
+/** `JSON.stringify` of a store's transaction, `null` kept. */
+const stringified = (txn: unknown): string | null => (txn === null ? null : JSON.stringify(txn))
+
 /**
  * `GET /v1/transactions/by_version/{txn_version}`: above the ledger version → 404
  * `transaction_not_found`; below the oldest retained version → 410 `version_pruned` (Aptos
@@ -29,10 +32,11 @@ export function transactionByVersionRoute(ctx: ApiContext): ApiRoute {
       const info = await readLedger(ctx, reply)
       if (version > info.ledger_version) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
       if (version < info.oldest_ledger_version) throw new ApiError('version_pruned', `Ledger version(${version}) has been pruned`)
-      const txn = await ctx.store.transactionByVersion(version)
-      if (txn === null) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
+      // A store that keeps the JSON text hands it over as is: no parse and stringify per request.
+      const json = ctx.store.transactionJsonByVersion !== undefined ? await ctx.store.transactionJsonByVersion(version) : stringified(await ctx.store.transactionByVersion(version))
+      if (json === null) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
       reply.header('content-type', JSON_TYPE)
-      return JSON.stringify(txn)
+      return json
     },
   }
 }

@@ -28,7 +28,8 @@ Resumable: blocks already in the ledger are skipped when identical.
                    schema holding other tables is refused; password from the URL or PGPASSWORD)
   --input FILE     chain file, or - for standard input
   --chain-id N     chain id of a new ledger (0..255, default 4); must match an existing one
-  --batch N        blocks per database transaction (default 256)
+  --batch N        blocks per database transaction (default 4096 for a file, at most
+                   20,000 transactions; 64 with --from-node)
   --max-line-bytes N   longest input line (one block) accepted (default ${DEFAULT_MAX_LINE_BYTES}, 64 MiB)
   --max-block-txns N   most transactions per block accepted (default ${DEFAULT_MAX_BLOCK_TRANSACTIONS})
 
@@ -65,7 +66,7 @@ export const run: Command = async (args, io) => {
   const input = required(flags.input, 'input')
   const chainIdFlag = flags['chain-id']
   const chainId = chainIdFlag === undefined ? undefined : intFlag(chainIdFlag, 'chain-id', 0, 0, 255)
-  const batchBlocks = intFlag(flags.batch, 'batch', 256, 1, 1_000_000)
+  const batchBlocks = intFlag(flags.batch, 'batch', 4096, 1, 1_000_000)
   const maxLineBytes = intFlag(flags['max-line-bytes'], 'max-line-bytes', DEFAULT_MAX_LINE_BYTES, 1)
   const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
   await checkInput(input, 'input')

@@ -1,0 +1,138 @@
+/**
+ * SQLite reads against the memory store's, in one run: `by_version` and account listings on
+ * data/chain.jsonl served by a memory-store server and by a SQLite server (read-only, the ledger
+ * ingested first), each in its own child process (bench/http-server.ts), alternating over
+ * `--rounds` rounds with autocannon (10 connections, `--duration` seconds a run). Per round the
+ * SQLite/memory ratio of requests/s and of server CPU per request; the table shows the medians.
+ * Target: SQLite >= 0.8x the memory store's req/s for both.
+ *
+ *   npx tsx bench/reads.ts [--duration 3] [--rounds 3]
+ *
+ * Prints a markdown table; writes bench/results/reads.json.
+ */
+import autocannon from 'autocannon'
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { ingestJsonLines } from '../src/ledger/ingest.js'
+import { SqliteStore } from '../src/ledger/sqlite-store.js'
+import type { BlockJson } from '../src/ledger/types.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const DATA = join(here, '..', 'data', 'chain.jsonl')
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' } } })
+const DURATION = Number(values.duration)
+const ROUNDS = Number(values.rounds)
+
+interface Server {
+  url: string
+  child: ChildProcess
+}
+
+async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<Server> {
+  const child = fork(join(here, 'http-server.ts'), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { url: string }).url))
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
+  })
+  return { url, child }
+}
+
+async function stopServer(s: Server): Promise<void> {
+  const exited = new Promise((r) => s.child.once('exit', r))
+  s.child.send('stop')
+  await exited
+}
+
+async function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
+        child.off('message', on)
+        resolve((m as { cpu_us: number }).cpu_us)
+      }
+    }
+    child.on('message', on)
+    child.send('cpu')
+  })
+}
+
+async function load(s: Server, list: string[]): Promise<{ rps: number; cpu: number; non2xx: number }> {
+  let i = 0
+  const run = (duration: number) => autocannon({ url: s.url, connections: 10, duration, requests: [{ setupRequest: (req) => ({ ...req, path: list[i++ % list.length] as string }) }] })
+  await run(1)
+  const c0 = await cpuOf(s.child)
+  const r = await run(DURATION)
+  const c1 = await cpuOf(s.child)
+  return { rps: r.requests.average, cpu: (c1 - c0) / Math.max(1, r.requests.total), non2xx: r.non2xx }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
+}
+
+async function main(): Promise<void> {
+  const blocks = readFileSync(DATA, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as BlockJson)
+  const versions = blocks.flatMap((b) => b.transactions.map((t) => t.version))
+  const senders = [...new Set(blocks.flatMap((b) => b.transactions.flatMap((t) => ('sender' in t && typeof t.sender === 'string' ? [t.sender] : []))))]
+  const cases: Record<string, string[]> = {
+    'GET /v1/transactions/by_version/{v}': versions.filter((_, k) => k % 7 === 0).map((v) => `/v1/transactions/by_version/${v}`),
+    'GET /v1/accounts/{a}/transactions': senders.map((a) => `/v1/accounts/${a}/transactions`),
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'ledger-gas-reads-'))
+  const db = join(tmp, 'ledger.db')
+  const store = SqliteStore.open(db)
+  await ingestJsonLines(DATA, store)
+  store.close()
+  const rows: Record<string, unknown>[] = []
+  try {
+    const memory = await startServer('memory', DATA)
+    const sqlite = await startServer('sqlite', db)
+    try {
+      for (const [name, list] of Object.entries(cases)) {
+        const runs: { memory: Awaited<ReturnType<typeof load>>; sqlite: Awaited<ReturnType<typeof load>> }[] = []
+        for (let r = 0; r < ROUNDS; r++) {
+          // Alternate which store goes first, so a drift of the machine's load hits both alike.
+          if (r % 2 === 0) {
+            const m = await load(memory, list)
+            runs.push({ memory: m, sqlite: await load(sqlite, list) })
+          } else {
+            const s = await load(sqlite, list)
+            runs.push({ memory: await load(memory, list), sqlite: s })
+          }
+        }
+        rows.push({
+          case: name,
+          memory_rps: median(runs.map((x) => x.memory.rps)),
+          sqlite_rps: median(runs.map((x) => x.sqlite.rps)),
+          ratio_rps: median(runs.map((x) => x.sqlite.rps / x.memory.rps)),
+          ratio_cpu: median(runs.map((x) => x.memory.cpu / x.sqlite.cpu)),
+          non2xx: runs.reduce((n, x) => n + x.memory.non2xx + x.sqlite.non2xx, 0),
+        })
+      }
+    } finally {
+      await stopServer(memory)
+      await stopServer(sqlite)
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  console.log(`\n${blocks.length}-block chain (data/chain.jsonl), ${DURATION} s runs, 10 connections, ${ROUNDS} alternating rounds, medians\n`)
+  console.log('| case | memory req/s | SQLite req/s | SQLite/memory (req/s) | SQLite/memory (by server CPU per request) | non-2xx | target 0.8x |')
+  console.log('|---|---:|---:|---:|---:|---:|---|')
+  for (const r of rows as { case: string; memory_rps: number; sqlite_rps: number; ratio_rps: number; ratio_cpu: number; non2xx: number }[]) {
+    console.log(`| ${r.case} | ${r.memory_rps.toFixed(0)} | ${r.sqlite_rps.toFixed(0)} | ${r.ratio_rps.toFixed(2)}x | ${r.ratio_cpu.toFixed(2)}x | ${r.non2xx} | ${r.ratio_rps >= 0.8 ? 'met' : 'not met'} |`)
+  }
+  mkdirSync(join(here, 'results'), { recursive: true })
+  writeFileSync(join(here, 'results', 'reads.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, duration_s: DURATION, rounds: ROUNDS, rows }, null, 2)}\n`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})
