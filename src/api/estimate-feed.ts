@@ -60,12 +60,11 @@ export interface EstimateFeedOptions {
  * calibrated one. The estimate it serves (`json`, `estimate()`) is the `mode` one's, at the
  * store's current block height. Blocks reach it through `append` (this server appends) or
  * `syncTo` (someone else appended: the next request catches up from the store). Catching up
- * reads at most the newest `reach` blocks, reach = max(aggressive_block_history + depth,
- * calibrated window): the Aptos estimate at each of the newest `depth` heights depends on
- * nothing older, and the calibrated windows hold no more. Further behind, both estimators
- * start over from the newest `reach` blocks (the calibrated one's levels and coverage counts
- * then restart, as the blocks in between are not read). Updates run one at a time; reads of
- * `json` never wait; `read` waits its turn behind updates.
+ * reads at most the newest `span` blocks, span = max(aggressive_block_history + 1, calibrated
+ * window): all the Aptos estimate depends on, and all the calibrated windows hold. Further
+ * behind, both estimators start over from the newest span (the calibrated one's levels and
+ * coverage counts then restart, as the blocks in between are not read). Updates run one at a
+ * time; reads of `json` never wait; `read` waits its turn behind updates.
  *
  * Listeners get the estimates as of each block an update covered (the newest `depth` of them),
  * heights consecutive, so a stream can send one event per block even when a catch-up covers
@@ -96,10 +95,10 @@ export class EstimateFeed {
   /** False from a clear until the catch-up that follows it completes: the blocks held are not yet a whole span. */
   private whole = true
   private queue: Promise<unknown> = Promise.resolve()
+  /** Blocks that bear on the estimates: the larger of the Aptos span (largest window plus the skipped newest block) and the calibrated window. */
+  private readonly span: bigint
   /** Blocks the Aptos estimate at one height reads: that block and the `aggressive_block_history` before it. */
   private readonly aptosSpan: bigint
-  /** Blocks read when starting over: enough that each of the newest `depth` heights has its whole Aptos span. */
-  private readonly reach: bigint
   private readonly depth: number
   /** Estimates per block of the update under way (or of one that failed half-way), not yet published; at most `depth`. */
   private pending: PublishedEstimates[] = []
@@ -122,7 +121,7 @@ export class EstimateFeed {
     this.depth = options.depth ?? 1
     if (!Number.isSafeInteger(this.depth) || this.depth < 1) throw new RangeError(`depth must be a positive integer, got ${this.depth}`)
     this.aptosSpan = BigInt(aptosSpan)
-    this.reach = BigInt(Math.max(aptosSpan + this.depth - 1, options.calibrated.window))
+    this.span = BigInt(Math.max(aptosSpan, options.calibrated.window))
     this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
     this.both = { height: null, aptos: this.view.aptos.estimate(), calibrated: this.view.calibrated.estimate() }
@@ -210,9 +209,9 @@ export class EstimateFeed {
     const target = u64ToBigInt(info.block_height)
     if (fed === target && this.whole) return
     let from: bigint
-    if (fed === null || target < fed || target - fed > this.reach) {
-      // Too far behind (or the store was replaced): the newest `reach` blocks give the same
-      // Aptos estimate at each of the newest `depth` heights and fill the calibrated windows.
+    if (fed === null || target < fed || target - fed > this.span) {
+      // Too far behind (or the store was replaced): the newest span of blocks gives the same
+      // Aptos estimate and fills the calibrated windows.
       // `fed` is dropped with the state it described, so a failure below cannot leave it
       // claiming blocks; so are estimates staged for blocks before the gap.
       this.view.aptos.clear()
@@ -222,7 +221,7 @@ export class EstimateFeed {
       this.whole = false
       this.pending = []
       const oldest = u64ToBigInt(info.oldest_block_height)
-      const first = target - this.reach + 1n
+      const first = target - this.span + 1n
       from = first > oldest ? first : oldest
       this.publishFrom = from > oldest ? from + this.aptosSpan - 1n : from
     } else {

@@ -7,13 +7,14 @@ import { ChainBuilder } from '../helpers/chain-builder.js'
 import { faultyStore, storeOf } from './helpers/server.js'
 
 const CONFIG = resolveConfig({ full_block_txns: 3, low_block_history: 2, market_block_history: 4, aggressive_block_history: 8 })
-const CALIBRATED = resolveCalibratedConfig({ window: 16 })
+/** Span max(8 + 1, 100) = 100 blocks: a catch-up of up to 100 steps through every block. */
+const CALIBRATED = resolveCalibratedConfig({ window: 100 })
 
 afterEach(() => vi.restoreAllMocks())
 
 /** A feed over `store` recording what it publishes: one entry per listener call, the heights it carried. */
-function recorded(store: ConstructorParameters<typeof EstimateFeed>[0], depth: number) {
-  const feed = new EstimateFeed(store, CONFIG, { mode: 'aptos', calibrated: CALIBRATED, depth })
+function recorded(store: ConstructorParameters<typeof EstimateFeed>[0], depth: number, calibrated = CALIBRATED) {
+  const feed = new EstimateFeed(store, CONFIG, { mode: 'aptos', calibrated, depth })
   const calls: string[][] = []
   feed.subscribe((events: readonly PublishedEstimates[]) => calls.push(events.map((e) => String(e.height))))
   const sync = async () => {
@@ -70,12 +71,13 @@ describe('EstimateFeed publishing per block', () => {
   it('after starting over above the oldest block, heights whose Aptos window reaches below the restart are not published', async () => {
     const chain = new ChainBuilder()
     const store = storeOf(chain.blocks(1000))
-    // depth 300 > what the restart can vouch for: reach = max(8 + 300, 16) = 308 blocks read, from 692; the first 8 heights lack a whole window.
-    const { calls, sync } = recorded(store, 300)
+    // The restart reads the span, max(8 + 1, 16) = 16 blocks, from 984; heights 984 to 991 lack a whole Aptos window (9 blocks).
+    const { calls, sync } = recorded(store, 300, resolveCalibratedConfig({ window: 16 }))
     await sync()
-    expect(calls).toHaveLength(1)
-    expect(calls[0]?.[0]).toBe('700')
-    expect(calls[0]?.at(-1)).toBe('999')
-    expect(calls[0]).toHaveLength(300)
+    expect(calls).toEqual([Array.from({ length: 8 }, (_, i) => String(992 + i))])
+    // From the oldest block, nothing is missing below: every height is published.
+    const fromStart = recorded(storeOf(new ChainBuilder().blocks(12)), 300)
+    await fromStart.sync()
+    expect(fromStart.calls).toEqual([Array.from({ length: 12 }, (_, i) => String(i))])
   })
 })
