@@ -13,7 +13,7 @@
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -39,6 +39,8 @@ const CONNECTIONS = Number(values.connections)
 /**
  * Alternating bare/estimate rounds. Each round's two runs are adjacent in time, so their ratio
  * shares the machine's momentary load; the reported ratio is the median of the rounds' ratios.
+ * Rounds alternate which server goes first (bare-estimate, estimate-bare, …), so that a load
+ * that rises or falls within a round favours neither.
  */
 const ROUNDS = Number(values.rounds)
 const DATA = values.data as string
@@ -175,7 +177,8 @@ async function main(): Promise<void> {
   sqlite.close()
   const byVersion = fx.versions.map((v) => `/v1/transactions/by_version/${v}`)
   const listing = fx.accounts.map((a) => `/v1/accounts/${a}/transactions`)
-  console.error(`http bench: ${blocks.length} blocks, ${DURATION} s per run, ${CONNECTIONS} connections, ${cpus().length} CPUs`)
+  const loadBefore = loadavg()
+  console.error(`http bench: ${blocks.length} blocks, ${DURATION} s per run, ${CONNECTIONS} connections, ${cpus().length} CPUs, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`)
 
   const rows: Row[] = []
   let estimateRow: Row
@@ -190,8 +193,15 @@ async function main(): Promise<void> {
     const bareRuns: Row[] = []
     const bareLabel: [string, string] = [`bare node:http, constant ${Buffer.byteLength(body)}-byte JSON`, '-']
     for (let round = 0; round < ROUNDS; round++) {
-      bareRuns.push(await load(bare, ['/'], bareLabel))
-      estimateRuns.push(await load(memory, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'memory']))
+      const runBare = async () => bareRuns.push(await load(bare, ['/'], bareLabel))
+      const runEstimate = async () => estimateRuns.push(await load(memory, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'memory']))
+      if (round % 2 === 0) {
+        await runBare()
+        await runEstimate()
+      } else {
+        await runEstimate()
+        await runBare()
+      }
     }
     await stopServer(bare)
     ratios = estimateRuns.map((e, k) => e.requests_per_sec / Math.max(1, (bareRuns[k] as Row).requests_per_sec))
@@ -220,14 +230,16 @@ async function main(): Promise<void> {
 
   const ratio = median(ratios)
   const cpuRatio = median(cpuRatios)
+  const loadAfter = loadavg()
+  const loads = `load average (1, 5, 15 min) ${loadBefore.map((l) => l.toFixed(2)).join(', ')} before, ${loadAfter.map((l) => l.toFixed(2)).join(', ')} after`
   const lines = [
-    `${blocks.length}-block chain, ${DURATION} s runs, ${CONNECTIONS} connections; estimate and bare: medians of ${ROUNDS} alternating rounds`,
+    `${blocks.length}-block chain, ${DURATION} s runs, ${CONNECTIONS} connections; estimate and bare: medians of ${ROUNDS} alternating rounds; ${loads}`,
     '',
     '| case | store | req/s | server CPU µs/req | p50 ms | p99 ms | non-2xx | errors |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.case} | ${r.store} | ${r.requests_per_sec} | ${r.server_cpu_us_per_request} | ${r.latency_p50_ms} | ${r.latency_p99_ms} | ${r.non_2xx} | ${r.errors} |`),
     '',
-    `estimate_gas_price (memory) / bare node:http, median of per-round ratios: ${ratio.toFixed(2)}x req/s (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), ${cpuRatio.toFixed(2)}x by server CPU per request (target >= 0.80x: ${ratio >= 0.8 ? 'pass' : 'FAIL'})`,
+    `estimate_gas_price (memory) / bare node:http, median of per-round ratios: ${ratio.toFixed(2)}x req/s (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), ${cpuRatio.toFixed(2)}x by server CPU per request (rounds: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}) (target >= 0.80x: ${ratio >= 0.8 ? 'pass' : 'FAIL'})`,
   ]
   console.log(lines.join('\n'))
   const out = join(here, 'results', 'http.json')
@@ -248,6 +260,9 @@ async function main(): Promise<void> {
         estimate_vs_bare_ratio: Number(ratio.toFixed(3)),
         estimate_vs_bare_round_ratios: ratios.map((r) => Number(r.toFixed(3))),
         estimate_vs_bare_cpu_ratio: Number(cpuRatio.toFixed(3)),
+        estimate_vs_bare_round_cpu_ratios: cpuRatios.map((r) => Number(r.toFixed(3))),
+        load_average_before: loadBefore,
+        load_average_after: loadAfter,
         target_ratio: 0.8,
         pass: ratio >= 0.8,
       },

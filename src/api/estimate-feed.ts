@@ -36,8 +36,24 @@ export interface PublishedEstimates {
   readonly calibrated: GasEstimate
 }
 
-/** Called after an update that moved the estimates to a new height (a whole block, or a whole catch-up). */
-export type PublishListener = (estimates: PublishedEstimates) => void
+/**
+ * Called after each completed update that moved the estimates to newer heights, with the
+ * estimates as of each block it covered, oldest first, heights consecutive: one entry for an
+ * appended block, one per block for a catch-up (at most the feed's `depth` newest).
+ */
+export type PublishListener = (estimates: readonly PublishedEstimates[]) => void
+
+/** Options of an `EstimateFeed`. */
+export interface EstimateFeedOptions {
+  mode: EstimatorMode
+  calibrated: CalibratedConfig
+  /**
+   * How many of the newest blocks of one update get their own estimates published (the
+   * stream's history): older ones of a long catch-up are ingested and not published, so a
+   * catch-up over thousands of blocks builds at most this many. Default 1 (the newest only).
+   */
+  depth?: number
+}
 
 /**
  * Keeps two estimators in step with a store, fed the same blocks: the Aptos one and the
@@ -50,12 +66,18 @@ export type PublishListener = (estimates: PublishedEstimates) => void
  * coverage counts then restart, as the blocks in between are not read). Updates run one at a
  * time; reads of `json` never wait; `read` waits its turn behind updates.
  *
+ * Listeners get the estimates as of each block an update covered (the newest `depth` of them),
+ * heights consecutive, so a stream can send one event per block even when a catch-up covers
+ * many; those of older blocks are never built.
+ *
  * Invariant: `json` and `estimate()` are the estimate after a whole number of whole blocks the
  * store holds, and change only when an update completes; `read` sees both estimators only
  * between updates, after a whole catch-up. A store append that throws leaves them as they were
  * (the estimators see a block only after the store took it); a catch-up that fails half-way
  * publishes nothing, and the next one resumes from the last block ingested (or starts over when
- * it had cleared the estimators). Both estimators always hold the same blocks.
+ * it had cleared the estimators); the per-block estimates it had staged go out with the next
+ * completed update, so listeners see no height twice and none skipped (but after a restart,
+ * which skips the gap). Both estimators always hold the same blocks.
  */
 export class EstimateFeed {
   /** The current estimate of `mode` as its wire JSON (exact integers), ready to send. */
@@ -75,16 +97,30 @@ export class EstimateFeed {
   private queue: Promise<unknown> = Promise.resolve()
   /** Blocks that bear on the estimates: the larger of the Aptos span (largest window plus the skipped newest block) and the calibrated window. */
   private readonly span: bigint
+  /** Blocks the Aptos estimate at one height reads: that block and the `aggressive_block_history` before it. */
+  private readonly aptosSpan: bigint
+  private readonly depth: number
+  /** Estimates per block of the update under way (or of one that failed half-way), not yet published; at most `depth`. */
+  private pending: PublishedEstimates[] = []
+  /**
+   * Lowest height whose estimates are published: after starting over at a block above the
+   * store's oldest, the heights whose Aptos span reaches below it would show estimates the
+   * server never answered (a partial window), so they are not published.
+   */
+  private publishFrom = 0n
 
   constructor(
     private readonly store: LedgerStore,
     config: EstimatorConfig,
-    options: { mode: EstimatorMode; calibrated: CalibratedConfig },
+    options: EstimateFeedOptions,
     private readonly onSkip: SkipReporter = () => {},
   ) {
     this.mode = options.mode
     this.view = { aptos: createEstimator(config), calibrated: new CalibratedEstimator(config, options.calibrated), revision: 0 }
     const aptosSpan = config.aggressive_block_history + 1
+    this.depth = options.depth ?? 1
+    if (!Number.isSafeInteger(this.depth) || this.depth < 1) throw new RangeError(`depth must be a positive integer, got ${this.depth}`)
+    this.aptosSpan = BigInt(aptosSpan)
     this.span = BigInt(Math.max(aptosSpan, options.calibrated.window))
     this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
@@ -92,8 +128,8 @@ export class EstimateFeed {
   }
 
   /**
-   * Calls `listener` after every update that moves the estimates to a newer height: once per
-   * appended block, once per catch-up (which may cover several blocks). Returns the unsubscribe.
+   * Calls `listener` after every update that moves the estimates to a newer height, with the
+   * estimates as of each block it covered (see `PublishListener`). Returns the unsubscribe.
    */
   subscribe(listener: PublishListener): () => void {
     this.listeners.add(listener)
@@ -141,6 +177,7 @@ export class EstimateFeed {
       await this.store.appendBlock(block)
       if (this.whole && this.fed !== null && u64ToBigInt(parsed.block_height) === u64ToBigInt(this.fed) + 1n) {
         this.ingest(parsed)
+        this.stage()
         this.publish()
         return
       }
@@ -174,27 +211,40 @@ export class EstimateFeed {
     let from: bigint
     if (fed === null || target < fed || target - fed > this.span) {
       // Too far behind (or the store was replaced): the newest span of blocks gives the same
-      // Aptos estimate and fills the calibrated windows. `fed` is dropped with the state it
-      // described, so a failure below cannot leave it claiming blocks.
+      // Aptos estimate and fills the calibrated windows.
+      // `fed` is dropped with the state it described, so a failure below cannot leave it
+      // claiming blocks; so are estimates staged for blocks before the gap.
       this.view.aptos.clear()
       this.view.calibrated.clear()
       this.view.revision++
       this.fed = null
       this.whole = false
+      this.pending = []
       const oldest = u64ToBigInt(info.oldest_block_height)
       const first = target - this.span + 1n
       from = first > oldest ? first : oldest
+      this.publishFrom = from > oldest ? from + this.aptosSpan - 1n : from
     } else {
       from = fed + 1n
     }
+    // Only the newest `depth` heights are published: estimates older ones are never built.
+    const staged = target - BigInt(this.depth) + 1n
     for (let h = from; h <= target; h++) {
       const height = toU64(h)
       const block = await this.store.blockByHeight(height, true)
       if (block !== null) this.ingest(parseIfPossible(block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
       this.fed = height
+      if (h >= staged) this.stage()
     }
     this.whole = true
     this.publish()
+  }
+
+  /** Keeps the estimates as of the block just fed for the next `publish` (the newest `depth`). */
+  private stage(): void {
+    if (this.fed === null || u64ToBigInt(this.fed) < this.publishFrom) return
+    this.pending.push({ height: this.fed, aptos: this.view.aptos.estimate(), calibrated: this.view.calibrated.estimate() })
+    if (this.pending.length > this.depth) this.pending.shift()
   }
 
   private ingest(block: ParsedBlock | null): void {
@@ -215,12 +265,13 @@ export class EstimateFeed {
   private publish(): void {
     this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
-    const moved = this.fed !== this.both.height
     this.both = { height: this.fed, aptos: this.view.aptos.estimate(), calibrated: this.view.calibrated.estimate() }
-    if (!moved) return
+    if (this.pending.length === 0) return
+    const events = this.pending
+    this.pending = []
     for (const listener of this.listeners) {
       try {
-        listener(this.both)
+        listener(events)
       } catch {
         // A listener's failure is its own (the stream drops its client); the feed goes on.
       }

@@ -1,11 +1,33 @@
+import type { EstimatorMode } from './estimate-feed.js'
+
+/** What the page is told about the server it is served by. */
+export interface GasPageOptions {
+  /** Whether `/v1/gas/stream` is served; when not, the page polls. */
+  stream: boolean
+  /** Which estimator `/v1/estimate_gas_price` answers from. */
+  serves: EstimatorMode
+  /** Polling interval (ms) when the stream is off or fails. */
+  pollMs: number
+  /** Prefix of the ledger headers (the page reads `<prefix>BLOCK-HEIGHT` when polling). */
+  headerPrefix: string
+}
+
 /**
  * The live gas page served at `GET /`: one self-contained HTML document (no CDN, no external
  * file; inline style and script only, which its content security policy enforces). It reads
  * the API like any client: `/v1/estimate_gas_price` and `/v1/gas/estimate` for the tiers,
  * `/v1/gas/history` for the fee-history chart, and `/v1/gas/stream` (Server-Sent Events) to
- * update live. u64 values are kept as digit strings, so what it shows is exact.
+ * update live. When the stream is off (`serve --stream off`), or the stream cannot be opened
+ * at all (a proxy that refuses it), it polls `/v1/estimate_gas_price` every `pollMs` instead
+ * and says so. u64 values are kept as digit strings, so what it shows is exact.
  */
-export const GAS_PAGE_HTML = `<!doctype html>
+export function gasPageHtml(options: GasPageOptions): string {
+  const attr = (value: string | number) => String(value).replaceAll('&', '&amp;').replaceAll('"', '&quot;')
+  const attrs = `data-stream="${options.stream ? 'on' : 'off'}" data-serves="${attr(options.serves)}" data-poll-ms="${attr(options.pollMs)}" data-header-prefix="${attr(options.headerPrefix)}"`
+  return GAS_PAGE_HTML.replace('<body>', `<body ${attrs}>`)
+}
+
+const GAS_PAGE_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -81,6 +103,7 @@ async function getJson(path) {
   return parseExact(await res.text())
 }
 const $ = (id) => document.getElementById(id)
+const SERVER = document.body.dataset
 const TIERS = ['deprioritized', 'regular', 'prioritized']
 const HISTORY_BLOCKS = 300
 const KEYS = { deprioritized: 'deprioritized_gas_estimate', regular: 'gas_estimate', prioritized: 'prioritized_gas_estimate' }
@@ -143,14 +166,21 @@ function refresh() {
     .catch((e) => { $('history-summary').textContent = String(e); $('history-summary').className = 'sub error' })
     .finally(() => { const again = refreshing.again; refreshing = null; if (again) refresh() })
 }
-async function start() {
-  const [served] = await Promise.all([getJson('/v1/estimate_gas_price'), refresh()])
-  showAptos(served)
-  const info = await getJson('/v1')
-  $('block-height').textContent = String(info.block_height)
+function live(text, on, title) { $('live').textContent = text; $('live').className = on ? 'live on' : 'live'; $('live').title = title || '' }
+// The estimate and the height it is at, from one answer (its ledger header), so they always agree.
+async function served() {
+  const res = await fetch('/v1/estimate_gas_price', { headers: { accept: 'application/json' } })
+  if (!res.ok) throw new Error('/v1/estimate_gas_price: ' + res.status)
+  return { estimate: parseExact(await res.text()), height: res.headers.get(SERVER.headerPrefix + 'BLOCK-HEIGHT') }
+}
+function listen() {
   const source = new EventSource('/v1/gas/stream')
-  source.addEventListener('open', () => { $('live').textContent = 'live'; $('live').className = 'live on' })
-  source.addEventListener('error', () => { $('live').textContent = 'reconnecting…'; $('live').className = 'live' })
+  source.addEventListener('open', () => live('live', true))
+  source.addEventListener('error', () => {
+    // CLOSED: the browser gave up (the stream answered other than 200), so poll instead.
+    if (source.readyState === EventSource.CLOSED) poll('the stream could not be opened')
+    else live('reconnecting…', false)
+  })
   source.addEventListener('estimate', (ev) => {
     const d = parseExact(ev.data)
     $('block-height').textContent = String(d.block_height)
@@ -160,6 +190,31 @@ async function start() {
     document.body.dataset.lastEventId = ev.lastEventId
     refresh()
   })
+}
+let polling = false
+function poll(why) {
+  if (polling) return
+  polling = true
+  const every = Number(SERVER.pollMs) || 1000
+  const title = why + '; polling /v1/estimate_gas_price every ' + every + ' ms'
+  live('live (polling)', true, title)
+  const tick = () => served().then((s) => {
+    if (s.height !== null && s.height !== $('block-height').textContent) {
+      $('block-height').textContent = s.height
+      showAptos(s.estimate)
+      refresh()
+    }
+    live('live (polling)', true, title)
+  }, () => live('polling: the server did not answer', false, title)).finally(() => setTimeout(tick, every))
+  setTimeout(tick, every)
+}
+async function start() {
+  $('serves').textContent = SERVER.serves
+  const [now] = await Promise.all([served(), refresh()])
+  showAptos(now.estimate)
+  $('block-height').textContent = now.height ?? String((await getJson('/v1')).block_height)
+  if (SERVER.stream === 'on') listen()
+  else poll('the stream is off on this server')
 }
 start().catch((e) => { $('live').textContent = String(e); $('live').className = 'live error' })
 </script>

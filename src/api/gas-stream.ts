@@ -20,7 +20,8 @@ export interface GasStreamOptions {
   /** Brings the feed to the store's height (the server's `sync`); failures are the hub's to swallow. */
   sync: () => Promise<void>
   onDrop?: () => void
-  onEvent?: () => void
+  /** Called with the number of `estimate` events each write carried to one client. */
+  onEvent?: (events: number) => void
 }
 
 interface Client {
@@ -28,14 +29,22 @@ interface Client {
 }
 
 /**
- * Server-Sent Events of the gas estimates (`GET /v1/gas/stream`): one `estimate` event each
- * time the estimates move to a newer block (per appended block; a catch-up over several blocks
- * is one event at its newest), with `id` the block height and data both estimators' estimates.
- * A client resuming with `Last-Event-ID` gets the events after that id still held (the last
- * 256), else the current one. Every `keepAliveMs` a comment line keeps proxies from closing
- * idle streams. A client that leaves more than `bufferBytes` unread is dropped, never buffered
- * without bound. While clients are connected the store is polled every `pollMs`, so blocks
- * others append (an ingest, a follower) reach the stream without a request.
+ * Server-Sent Events of the gas estimates (`GET /v1/gas/stream`): one `estimate` event per
+ * block, in height order, with `id` the block height and data both estimators' estimates as of
+ * that block. A catch-up over several blocks (blocks appended by another process, a follower's
+ * batch) sends one event for each of them (for its newest `STREAM_HISTORY` blocks: the feed
+ * builds no estimates for older ones, which no client could ask for anyway).
+ *
+ * A new client gets the newest event. A client resuming with `Last-Event-ID` gets every held
+ * event after that id (the last `STREAM_HISTORY`); when its id is older than the oldest held,
+ * a comment names the heights no longer held and the held events follow from the oldest; an id
+ * past the newest (another chain) gets the newest. Every `keepAliveMs` a comment line keeps
+ * proxies from closing idle streams.
+ *
+ * Bounded per client: a client found with more than `bufferBytes` unread when new data is due
+ * is dropped, so one client holds at most `bufferBytes` plus one write (one update's events, at
+ * most `STREAM_HISTORY`). While clients are connected the store is polled every `pollMs`, so
+ * blocks others append (an ingest, a follower) reach the stream without a request.
  */
 export class GasStream {
   private readonly clients = new Set<Client>()
@@ -49,7 +58,7 @@ export class GasStream {
     private readonly feed: EstimateFeed,
     private readonly options: GasStreamOptions,
   ) {
-    feed.subscribe((e) => this.publish(e))
+    feed.subscribe((events) => this.publish(events))
   }
 
   /** Connected clients. */
@@ -64,24 +73,63 @@ export class GasStream {
     return [u64ToBigInt(e.height), `id: ${String(e.height)}\nevent: estimate\ndata: ${data}\n\n`]
   }
 
-  private publish(e: PublishedEstimates): void {
-    const event = this.eventOf(e)
-    if (event === null) return
-    this.history.push(event)
-    if (this.history.length > STREAM_HISTORY) this.history.shift()
-    for (const client of this.clients) this.write(client, event[1])
+  /** Holds one update's events (one per block, heights ascending) and sends them to every client in one write. */
+  private publish(events: readonly PublishedEstimates[]): void {
+    let text = ''
+    let count = 0
+    for (let i = Math.max(0, events.length - STREAM_HISTORY); i < events.length; i++) {
+      const event = this.eventOf(events[i] as PublishedEstimates)
+      if (event === null) continue
+      const newest = this.history[this.history.length - 1]
+      // A height not above the newest held: the store was replaced, the held ids mean another chain.
+      if (newest !== undefined && event[0] <= newest[0]) this.history.length = 0
+      // Heights skipped (a catch-up longer than the history): said, as on resuming past the history.
+      else if (newest !== undefined && event[0] > newest[0] + 1n) text += gapComment(newest[0] + 1n, event[0])
+      this.history.push(event)
+      text += event[1]
+      count++
+    }
+    if (this.history.length > STREAM_HISTORY) this.history.splice(0, this.history.length - STREAM_HISTORY)
+    if (count === 0) return
+    for (const client of this.clients) this.write(client, text, count)
   }
 
-  /** Writes to one client; drops it once its unread bytes pass the budget. */
-  private write(client: Client, text: string): void {
+  /**
+   * Writes to one client, unless it still holds more than the budget unread from earlier
+   * writes: then it is dropped (it may reconnect with its `Last-Event-ID`). Checked before the
+   * write, so that one update's burst of events reaches a client that keeps up whatever its size.
+   */
+  private write(client: Client, text: string, events: number): void {
     const res = client.res
     if (res.destroyed) return
-    res.write(text)
-    if (text.startsWith('id:')) this.options.onEvent?.()
     if (res.writableLength > this.options.bufferBytes) {
       this.options.onDrop?.()
       res.destroy()
+      return
     }
+    res.write(text)
+    if (events > 0) this.options.onEvent?.(events)
+  }
+
+  /** What a client sends on connecting with `since` as its `Last-Event-ID` (`undefined`: none usable). */
+  private resumption(since: bigint | undefined): { text: string; events: number } {
+    const held = this.history
+    const oldest = held[0]
+    const newest = held[held.length - 1]
+    if (oldest === undefined || newest === undefined) {
+      const now = this.eventOf(this.feed.both)
+      return now === null ? { text: '', events: 0 } : { text: now[1], events: 1 }
+    }
+    if (since === undefined || since > newest[0]) return { text: newest[1], events: 1 }
+    let text = ''
+    if (since < oldest[0] - 1n) text = gapComment(since + 1n, oldest[0])
+    let events = 0
+    for (const [h, event] of held) {
+      if (h <= since) continue
+      text += event
+      events++
+    }
+    return { text, events }
   }
 
   /**
@@ -102,24 +150,16 @@ export class GasStream {
       if (this.clients.size === 0) this.stopTimers()
     })
     this.startTimers()
-    // Reconnection delay the browser uses after a drop.
-    this.write(client, 'retry: 2000\n\n')
     const since = lastEventId !== undefined && /^[0-9]{1,20}$/.test(lastEventId) ? BigInt(lastEventId) : undefined
-    const held = since === undefined ? [] : this.history.filter(([h]) => h > since)
-    const oldest = this.history[0]?.[0]
-    if (since !== undefined && oldest !== undefined && since >= oldest - 1n) {
-      for (const [, text] of held) this.write(client, text)
-      return
-    }
-    // No usable resume point: the current estimate, so the client has data at once.
-    const now = this.eventOf(this.feed.both)
-    if (now !== null && (since === undefined || now[0] > since)) this.write(client, now[1])
+    const { text, events } = this.resumption(since)
+    // `retry`: the reconnection delay the browser uses after a drop.
+    this.write(client, `retry: 2000\n\n${text}`, events)
   }
 
   private startTimers(): void {
     if (this.keepAlive !== undefined) return
     this.keepAlive = setInterval(() => {
-      for (const client of this.clients) this.write(client, ': keep-alive\n\n')
+      for (const client of this.clients) this.write(client, ': keep-alive\n\n', 0)
     }, this.options.keepAliveMs)
     this.poll = setInterval(() => {
       if (this.polling) return
@@ -144,4 +184,9 @@ export class GasStream {
     this.clients.clear()
     this.stopTimers()
   }
+}
+
+/** The comment that tells a client the events `from` to `to - 1` will not come (not held, or never built). */
+function gapComment(from: bigint, to: bigint): string {
+  return `: events ${String(from)} to ${String(to - 1n)} are no longer held; resuming at ${String(to)}\n\n`
 }

@@ -37,17 +37,27 @@ export function checkHeaderPrefix(prefix: string): string {
  * Builds the ledger header object for a ledger info. Keeps the last one built (compared by value,
  * since a store may reuse one mutable object): the ledger moves once per block while requests
  * come far more often, so most calls allocate nothing.
+ *
+ * The object's keys are the names in lower case, as Fastify stores reply headers and HTTP/1.1
+ * sends them (names are case-insensitive): `reply.header` lower-cases every name it is given,
+ * and an already lower-case name comes back as the same string, so setting the seven headers
+ * allocates nothing and looks up no new property key (the largest cost of the estimate route's
+ * own code in a CPU profile, bench/http.ts).
  */
 export class LedgerHeaders {
+  /** The header names as the spec writes them (`X-NODE-BLOCK-HEIGHT`), for documents and CORS. */
   readonly names: readonly string[]
+  /** The same in lower case: the keys of `of()`. */
+  private readonly keys: readonly string[]
   private lastValues: (number | bigint)[] = []
   private lastHeaders: Record<string, string> = {}
 
   constructor(prefix: string) {
     this.names = LEDGER_HEADER_SUFFIXES.map((s) => `${checkHeaderPrefix(prefix)}${s}`)
+    this.keys = this.names.map((n) => n.toLowerCase())
   }
 
-  /** The seven headers of `info`, values as decimal strings. */
+  /** The seven headers of `info` (names in lower case), values as decimal strings. */
   of(info: LedgerInfo): Record<string, string> {
     const v = this.lastValues
     if (
@@ -63,7 +73,7 @@ export class LedgerHeaders {
     }
     const values = [info.chain_id, info.ledger_version, info.oldest_ledger_version, info.ledger_timestamp_usec, info.epoch, info.block_height, info.oldest_block_height]
     const headers: Record<string, string> = {}
-    for (let i = 0; i < values.length; i++) headers[this.names[i] as string] = String(values[i])
+    for (let i = 0; i < values.length; i++) headers[this.keys[i] as string] = String(values[i])
     this.lastValues = values
     this.lastHeaders = headers
     return headers

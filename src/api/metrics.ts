@@ -23,6 +23,10 @@ const TIER_KEYS = ['deprioritized_gas_estimate', 'gas_estimate', 'prioritized_ga
 /** Records one route's requests: its series are found once per (method, status) and kept. */
 export class RouteRecorder {
   private readonly byMethod = new Map<string, Map<number, [HistogramSeries, HistogramSeries]>>()
+  /** The last (method, status) recorded and its series: a polled route answers the same again and again. */
+  private lastMethod = ''
+  private lastStatus = 0
+  private lastPair: [HistogramSeries, HistogramSeries] | undefined
 
   constructor(
     private readonly metrics: ServerMetrics,
@@ -31,10 +35,16 @@ export class RouteRecorder {
 
   /** Counts a request answered with `status` after `seconds`. O(log buckets), no allocation once its series exist. */
   record(method: string, status: number, seconds: number): void {
-    let byStatus = this.byMethod.get(method)
-    if (byStatus === undefined) this.byMethod.set(method, (byStatus = new Map()))
-    let pair = byStatus.get(status)
-    if (pair === undefined) byStatus.set(status, (pair = [this.metrics.requests.series([method, this.operationId, String(status)]), this.metrics.statusSeries(status)]))
+    let pair = this.lastPair
+    if (pair === undefined || method !== this.lastMethod || status !== this.lastStatus) {
+      let byStatus = this.byMethod.get(method)
+      if (byStatus === undefined) this.byMethod.set(method, (byStatus = new Map()))
+      pair = byStatus.get(status)
+      if (pair === undefined) byStatus.set(status, (pair = [this.metrics.requests.series([method, this.operationId, String(status)]), this.metrics.statusSeries(status)]))
+      this.lastMethod = method
+      this.lastStatus = status
+      this.lastPair = pair
+    }
     const slot = pair[0].slotOf(seconds)
     pair[0].observeAt(slot, seconds)
     pair[1].observeAt(slot, seconds)

@@ -21,6 +21,12 @@ export interface RouteSchema {
   params?: Schema
   querystring?: Schema
   response?: Record<number, Schema>
+  /** Media type of the 200 answer when it is not JSON (e.g. `text/event-stream`); its schema describes that body. */
+  contentType?: string
+  /** Request headers the operation reads, documented as header parameters (not validated). */
+  headerParams?: Record<string, Schema>
+  /** `false` when the answers carry no ledger headers (the event stream). Default `true`. */
+  ledgerHeaders?: boolean
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -39,7 +45,7 @@ function publicSchema(schema: Schema): Schema {
   return rest
 }
 
-function parameters(schema: Schema | undefined, where: 'path' | 'query'): unknown[] {
+function parameters(schema: Schema | undefined, where: 'path' | 'query' | 'header'): unknown[] {
   if (schema === undefined) return []
   const s = schema as { properties?: Record<string, Schema>; required?: string[] }
   return Object.entries(s.properties ?? {}).map(([name, p]) => ({
@@ -79,11 +85,12 @@ export function buildOpenApi(routes: readonly RouteRecord[], options: { headerPr
     const responses: Record<string, unknown> = {}
     for (const [status, schema] of Object.entries(s.response ?? {})) {
       const code = Number(status)
+      const type = code === 200 && s.contentType !== undefined ? s.contentType : 'application/json'
       responses[status] = {
         description: STATUS_TEXT[code] ?? String(code),
-        headers: headers(options.headerPrefix, code === 200),
+        ...(s.ledgerHeaders === false ? {} : { headers: headers(options.headerPrefix, code === 200) }),
         content: {
-          'application/json': { schema },
+          [type]: { schema },
           ...(route.bcs === true && code === 200 ? { 'application/x-bcs': { schema: { type: 'string', format: 'binary', description: 'The BCS encoding of the same value' } } } : {}),
         },
       }
@@ -94,7 +101,7 @@ export function buildOpenApi(routes: readonly RouteRecord[], options: { headerPr
       ...(s.summary === undefined ? {} : { summary: s.summary }),
       ...(s.description === undefined ? {} : { description: s.description }),
       ...(s.operationId === undefined ? {} : { operationId: s.operationId }),
-      parameters: [...parameters(s.params, 'path'), ...parameters(s.querystring, 'query')],
+      parameters: [...parameters(s.params, 'path'), ...parameters(s.querystring, 'query'), ...parameters(s.headerParams === undefined ? undefined : { properties: s.headerParams }, 'header')],
       responses,
     }
   }

@@ -14,7 +14,7 @@ import { toErrorReply } from './error-map.js'
 import { ApiError } from './errors.js'
 import { ESTIMATOR_MODES, EstimateFeed, type EstimatorMode } from './estimate-feed.js'
 import { drainOnClose } from './drain.js'
-import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS, GasStream } from './gas-stream.js'
+import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS, GasStream, STREAM_HISTORY } from './gas-stream.js'
 import { checkLimit, clientErrorHandler, connectHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
 import { ServerMetrics } from './metrics.js'
@@ -100,11 +100,17 @@ export interface ServerOptions {
   maxInFlightPerConnection?: number
   /** Requests of one connection parsed and waiting; more → the connection is closed. Default 1024. */
   maxWaitingPerConnection?: number
+  /**
+   * Whether `GET /v1/gas/stream` is served. When `false` the route does not exist (404
+   * `route_not_found`, absent from the OpenAPI document) and the live page at `/` polls
+   * instead, every `streamPollMs`. Default `true`.
+   */
+  stream?: boolean | undefined
   /** Interval (ms) of the `/v1/gas/stream` keep-alive comment. Default 15000. */
   streamKeepAliveMs?: number
   /** Unread bytes a `/v1/gas/stream` client may hold before it is dropped. Default 65536. */
   streamBufferBytes?: number
-  /** How often (ms) the store is polled for new blocks while stream clients are connected. Default 1000. */
+  /** How often (ms) the store is polled for new blocks while stream clients are connected (and the live page polls when the stream is off). Default 1000. */
   streamPollMs?: number
   /**
    * Deadline (ms) of each asynchronous store read, and of the estimate's catch-up within a
@@ -140,8 +146,8 @@ export interface ReadApiServer {
   readonly metrics: ServerMetrics
   /** The per-connection bound on pipelined work; its events tell when a connection stops being read. */
   readonly connections: ConnectionGate
-  /** The `/v1/gas/stream` hub (clients, events). */
-  readonly stream: GasStream
+  /** The `/v1/gas/stream` hub (clients, events); `undefined` when the stream is off (`stream: false`). */
+  readonly stream: GasStream | undefined
   /** Starts listening; resolves to the URL (e.g. `http://127.0.0.1:8080`). */
   listen(options?: { port?: number; host?: string }): Promise<string>
   /** Stops accepting connections and waits for in-flight requests. Does not close the store. */
@@ -190,6 +196,8 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     bufferBytes: checkLimit('streamBufferBytes', options.streamBufferBytes ?? DEFAULT_STREAM_BUFFER_BYTES),
     pollMs: checkLimit('streamPollMs', options.streamPollMs ?? DEFAULT_STREAM_POLL_MS),
   }
+  const streaming = options.stream ?? true
+  if (typeof streaming !== 'boolean') throw new InvalidConfigError('stream', `must be true or false, got ${JSON.stringify(streaming)}`)
 
   // The gate needs Fastify's handler and the metrics; both exist only once Fastify is made.
   let gate: ConnectionGate | undefined
@@ -229,19 +237,23 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
   })
-  const feed = new EstimateFeed(store, config, { mode, calibrated }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`))
+  // With the stream on, the feed publishes the estimates of each of a catch-up's newest blocks (the stream's history).
+  const depth = streaming ? STREAM_HISTORY : 1
+  const feed = new EstimateFeed(store, config, { mode, calibrated, depth }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`))
   const connections = gate as unknown as ConnectionGate
   const sync = async () => {
     const info = await store.ledgerInfo()
     if (info !== null) await feed.syncTo(info)
   }
-  const stream: GasStream = new GasStream(feed, {
-    ...streamOptions,
-    sync,
-    onDrop: () => metrics?.streamDropped.inc(),
-    onEvent: () => metrics?.streamEvents.inc(),
-  })
-  metrics = new ServerMetrics({ feed }, { streamClients: () => stream.size, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
+  const stream = streaming
+    ? new GasStream(feed, {
+        ...streamOptions,
+        sync,
+        onDrop: () => metrics?.streamDropped.inc(),
+        onEvent: (events) => metrics?.streamEvents.inc(events),
+      })
+    : undefined
+  metrics = new ServerMetrics({ feed }, { streamClients: () => stream?.size ?? 0, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
   const ctx: ApiContext = {
     store,
     feed,
@@ -319,11 +331,11 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     { prefix: '/v1' },
   )
   fastify.route(metricsRoute(ctx))
-  fastify.route(gasStreamRoute(stream))
-  fastify.route(gasPageRoute())
+  if (stream !== undefined) fastify.route(gasStreamRoute(stream) as RouteOptions)
+  fastify.route(gasPageRoute({ stream: streaming, serves: mode, pollMs: streamOptions.pollMs, headerPrefix }))
   // Event streams never end on their own: ended before Fastify waits for connections to finish.
   fastify.addHook('preClose', (done) => {
-    stream.close()
+    stream?.close()
     done()
   })
   fastify.route({

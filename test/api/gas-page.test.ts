@@ -74,4 +74,35 @@ describe('the live gas page (GET /) in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'gas-page.png'), fullPage: true })
     await page.close()
   }, 60_000)
+
+  it('with the stream off (stream: false) polls instead, says so, and still shows a new block', async () => {
+    const chain = new ChainBuilder()
+    const polled = new MemoryStore({ chainId: 4 })
+    for (const b of chain.blocks(20, (i) => [{ sender: 1, gas_unit_price: 100 + i }])) polled.appendBlock(b)
+    const off = await createServer({ store: polled, stream: false, streamPollMs: 100 })
+    try {
+      const base = await off.listen({ port: 0, host: '127.0.0.1' })
+      const page = await browser.newPage()
+      const requests: string[] = []
+      page.on('request', (r) => requests.push(new URL(r.url()).pathname))
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(String(e)))
+      await page.goto(`${base}/`)
+      // Locator waits, not page functions: the page's content security policy forbids eval.
+      await page.locator('#live', { hasText: /^live \(polling\)$/ }).waitFor()
+      expect(await page.locator('#live').getAttribute('title')).toBe('the stream is off on this server; polling /v1/estimate_gas_price every 100 ms')
+      expect(await page.locator('#block-height').textContent()).toBe('19')
+      expect(await page.locator('#serves').textContent()).toBe('aptos')
+      await off.appendBlock(chain.block({ users: [{ sender: 2, gas_unit_price: 170 }] }))
+      await page.locator('#block-height', { hasText: /^20$/ }).waitFor()
+      const served = (await (await fetch(`${base}/v1/estimate_gas_price`)).json()) as Record<string, number>
+      expect(await page.locator('#aptos-regular').textContent()).toBe(String(served.gas_estimate))
+      // It never tried the stream, and nothing failed.
+      expect(requests).not.toContain('/v1/gas/stream')
+      expect(errors).toEqual([])
+      await page.close()
+    } finally {
+      await off.close()
+    }
+  }, 60_000)
 })

@@ -42,6 +42,7 @@ describe('GET /v1/spec.json', () => {
       '/gas/history': 'get_gas_history',
       '/gas/inclusion': 'get_gas_inclusion',
       '/gas/price': 'get_gas_price',
+      '/gas/stream': 'get_gas_stream',
       '/-/healthy': 'healthy',
     })
     // The routes that speak BCS say so; the others offer JSON only.

@@ -194,6 +194,33 @@ describe('ledger-gas serve', () => {
     }
   })
 
+  it('--stream off (or LEDGER_GAS_STREAM=off) removes /v1/gas/stream: 404 like any unknown route; on by default', async () => {
+    const off = await start(['--data', dataFile, '--port', '0', '--stream', 'off'])
+    const res = await fetch(`${off.url}/gas/stream`)
+    expect(res.status).toBe(404)
+    expect(((await res.json()) as { error_code: string }).error_code).toBe(((await (await fetch(`${off.url}/gas/nothing`)).json()) as { error_code: string }).error_code)
+    expect(await (await fetch(off.url.replace(/\/v1$/, '/'))).text()).toContain('data-stream="off"')
+    expect(await off.stop()).toBe(0)
+    const saved = { ...process.env }
+    try {
+      process.env.LEDGER_GAS_STREAM = 'off'
+      const fromEnv = await start(['--data', dataFile, '--port', '0'])
+      expect((await fetch(`${fromEnv.url}/gas/stream`)).status).toBe(404)
+      expect(await fromEnv.stop()).toBe(0)
+      process.env.LEDGER_GAS_STREAM = 'maybe'
+      const error = await run(['--data', dataFile, '--port', '0'], io().cli).catch((e: unknown) => e)
+      expect((error as Error).message).toBe("LEDGER_GAS_STREAM must be one of on, off, got 'maybe'")
+    } finally {
+      process.env = saved
+    }
+    const on = await start(['--data', dataFile, '--port', '0'])
+    const controller = new AbortController()
+    const stream = await fetch(`${on.url}/gas/stream`, { signal: controller.signal })
+    expect(stream.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    controller.abort()
+    expect(await on.stop()).toBe(0)
+  })
+
   it("the README's flag/environment table lists every serve flag with its variable", () => {
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
     const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])
@@ -214,6 +241,7 @@ describe('ledger-gas serve', () => {
       ['--log-level', 'loud'],
       ['--max-in-flight', '0'],
       ['--stream-buffer', 'big'],
+      ['--stream', 'maybe'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
   })

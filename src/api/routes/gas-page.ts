@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { RouteConfig } from '../context.js'
-import { GAS_PAGE_HTML } from '../gas-page.js'
+import { gasPageHtml, type GasPageOptions } from '../gas-page.js'
 
 /** What the page may load: nothing from elsewhere, its own inline style and script, and this server's API. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"
 
-/** `GET /`: the live gas page (see gas-page.ts), one self-contained document. */
-export function gasPageRoute(): RouteOptions {
-  const body = Buffer.from(GAS_PAGE_HTML, 'utf8')
+/** `GET /`: the live gas page (see gas-page.ts), one self-contained document, told how this server is set up. */
+export function gasPageRoute(options: GasPageOptions): RouteOptions {
+  const body = Buffer.from(gasPageHtml(options), 'utf8')
   const config: RouteConfig = { operationId: 'gas_page', produces: 'other' }
   return {
     method: 'GET',

@@ -146,4 +146,14 @@ export const GAS_SCHEMAS: Readonly<Record<string, Schema>> = {
     ['aptos', 'calibrated'],
     { description: 'Both estimators’ explanations at the same block, u64 as exact JSON integers' },
   ),
+  GasStreamEvent: object(
+    {
+      block_height: { type: 'string', format: 'uint64', description: 'The block the estimates are as of; also the event id' },
+      serves: { type: 'string', enum: ['aptos', 'calibrated'], description: 'Which estimator GET /v1/estimate_gas_price answers from' },
+      aptos: ref('GasEstimation'),
+      calibrated: ref('GasEstimation'),
+    },
+    ['block_height', 'serves', 'aptos', 'calibrated'],
+    { description: 'The data of one `estimate` event of GET /v1/gas/stream: both estimators’ estimates as of one block', ...closed },
+  ),
 }

@@ -43,7 +43,11 @@ export const FLAGS = {
   'stream-poll': { type: 'string' },
   poll: { type: 'string' },
   follow: { type: 'string' },
+  stream: { type: 'string' },
 } as const
+
+/** Values of `--stream`. */
+export const STREAM_SWITCH = ['on', 'off'] as const
 
 const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
@@ -51,6 +55,7 @@ const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--fol
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
                         [--log-level info] [--max-in-flight N] [--max-waiting N]
                         [--stream-keepalive MS] [--stream-buffer BYTES] [--stream-poll MS]
+                        [--stream on|off]
 
 Serves the Chain Ledger Read API under /v1: account transactions, transactions by version,
 the gas price estimate, ledger info, blocks by height, the calibrated estimate and fee history
@@ -88,7 +93,10 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
   --max-waiting N       pipelined requests of one connection waiting; more closes it (default ${DEFAULT_MAX_WAITING})
   --stream-keepalive MS keep-alive comment interval of /v1/gas/stream (default ${DEFAULT_STREAM_KEEPALIVE_MS})
   --stream-buffer BYTES unread bytes a stream client may hold before it is dropped (default ${DEFAULT_STREAM_BUFFER_BYTES})
-  --stream-poll MS      store poll interval while stream clients listen (default ${DEFAULT_STREAM_POLL_MS})
+  --stream-poll MS      store poll interval while stream clients listen, and the live page's
+                        poll interval when the stream is off (default ${DEFAULT_STREAM_POLL_MS})
+  --stream on|off       serve /v1/gas/stream (default on); off: the route answers 404 like any
+                        unknown one, is left out of /v1/spec.json, and the live page polls
 
 Every flag can also be set by an environment variable, ${envName('flag-name')} (e.g.
 ${envName('port')}=9000, ${envName('log-level')}=warn); a flag on the command line wins.
@@ -131,6 +139,7 @@ export const run: Command = async (args, io) => {
   }
   const estimatorMode = checked('estimator', () => choiceFlag(flags.estimator, 'estimator', ESTIMATOR_MODES, 'aptos'))
   const logLevel = checked('log-level', () => choiceFlag(flags['log-level'], 'log-level', LOG_LEVELS, 'info'))
+  const stream = checked('stream', () => choiceFlag(flags.stream, 'stream', STREAM_SWITCH, 'on')) === 'on'
   const config = await loadConfigFile(flags.config)
   const calibrated = await loadCalibratedConfigFile(flags['calibrated-config'])
   const root = packageRoot()
@@ -155,7 +164,7 @@ export const run: Command = async (args, io) => {
   try {
     const version = packageVersion(root)
     const logger = logLevel === 'silent' ? false : { level: logLevel, stream: io.stdout }
-    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, logger, ...limits })
+    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, logger, stream, ...limits })
     // The estimate follows blocks another process (or the follower) appends without waiting for a request.
     const stopWatch = watch?.(coalesced(() => server.sync(), () => {}))
     const address = await server.listen({ port, host })

@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { EstimateFeed, type PublishedEstimates } from '../../src/api/estimate-feed.js'
+import { resolveCalibratedConfig } from '../../src/core/calibrated-config.js'
+import { resolveConfig } from '../../src/core/config.js'
+import { Estimator } from '../../src/core/estimator.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
+import { faultyStore, storeOf } from './helpers/server.js'
+
+const CONFIG = resolveConfig({ full_block_txns: 3, low_block_history: 2, market_block_history: 4, aggressive_block_history: 8 })
+/** Span max(8 + 1, 100) = 100 blocks: a catch-up of up to 100 steps through every block. */
+const CALIBRATED = resolveCalibratedConfig({ window: 100 })
+
+afterEach(() => vi.restoreAllMocks())
+
+/** A feed over `store` recording what it publishes: one entry per listener call, the heights it carried. */
+function recorded(store: ConstructorParameters<typeof EstimateFeed>[0], depth: number, calibrated = CALIBRATED) {
+  const feed = new EstimateFeed(store, CONFIG, { mode: 'aptos', calibrated, depth })
+  const calls: string[][] = []
+  feed.subscribe((events: readonly PublishedEstimates[]) => calls.push(events.map((e) => String(e.height))))
+  const sync = async () => {
+    const info = await store.ledgerInfo()
+    if (info !== null) await feed.syncTo(info)
+  }
+  return { feed, calls, sync }
+}
+
+describe('EstimateFeed publishing per block', () => {
+  it('a catch-up over more blocks than `depth` publishes the newest `depth`, heights consecutive, in one call, and never builds the estimates of the older ones', async () => {
+    const chain = new ChainBuilder()
+    const store = storeOf(chain.blocks(1000, (i) => [{ sender: 1, gas_unit_price: 100 + (i % 50) }]))
+    const { calls, sync } = recorded(store, 32)
+    const estimates = vi.spyOn(Estimator.prototype, 'estimate')
+    await sync()
+    expect(calls).toEqual([Array.from({ length: 32 }, (_, i) => String(968 + i))])
+    // One per published block, and the feed's own (the served estimate and `both`) at the end.
+    expect(estimates.mock.calls.length).toBeLessThanOrEqual(32 + 2)
+  })
+
+  it('an appended block is one call of one height; a catch-up shorter than `depth` publishes each of its blocks', async () => {
+    const chain = new ChainBuilder()
+    const store = storeOf(chain.blocks(3))
+    const { feed, calls, sync } = recorded(store, 8)
+    await sync()
+    await feed.append(chain.block())
+    for (let i = 0; i < 5; i++) store.appendBlock(chain.block())
+    await sync()
+    await sync()
+    expect(calls).toEqual([['0', '1', '2'], ['3'], ['4', '5', '6', '7', '8']])
+  })
+
+  it('a catch-up that fails half-way publishes nothing; the next one publishes its blocks too: no height twice, none skipped', async () => {
+    const chain = new ChainBuilder()
+    const inner = storeOf(chain.blocks(3))
+    const store = faultyStore(inner)
+    const { calls, sync } = recorded(store, 64)
+    await sync()
+    for (let i = 0; i < 10; i++) inner.appendBlock(chain.block())
+    // Fails at height 8, after 3 to 7 were ingested.
+    const read = store.blockByHeight.bind(store)
+    store.blockByHeight = (h, w) => {
+      if (String(h) === '8') throw new Error('disk hiccup')
+      return read(h, w)
+    }
+    await expect(sync()).rejects.toThrow('disk hiccup')
+    expect(calls).toEqual([['0', '1', '2']])
+    store.blockByHeight = read
+    await sync()
+    expect(calls).toEqual([['0', '1', '2'], ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12']])
+  })
+
+  it('after starting over above the oldest block, heights whose Aptos window reaches below the restart are not published', async () => {
+    const chain = new ChainBuilder()
+    const store = storeOf(chain.blocks(1000))
+    // The restart reads the span, max(8 + 1, 16) = 16 blocks, from 984; heights 984 to 991 lack a whole Aptos window (9 blocks).
+    const { calls, sync } = recorded(store, 300, resolveCalibratedConfig({ window: 16 }))
+    await sync()
+    expect(calls).toEqual([Array.from({ length: 8 }, (_, i) => String(992 + i))])
+    // From the oldest block, nothing is missing below: every height is published.
+    const fromStart = recorded(storeOf(new ChainBuilder().blocks(12)), 300)
+    await fromStart.sync()
+    expect(fromStart.calls).toEqual([Array.from({ length: 12 }, (_, i) => String(i))])
+  })
+})
