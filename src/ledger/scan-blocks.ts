@@ -1,6 +1,6 @@
 import type { BlockInput } from '../core/block.js'
 import { parseJsonLine } from './json-lines.js'
-import { scanLiteral, scanNumber, scanString, skipValue, skipWs } from './json-scan.js'
+import { scanLiteral, scanNumber, scanString, skipValue, skipWs, stringStop } from './json-scan.js'
 import { readLineBytes, sourceName, type LineOptions } from './lines.js'
 import { parseBlockJson } from './parse-block.js'
 import { toBlockInput } from './read-blocks.js'
@@ -92,14 +92,9 @@ let textLength = 0
 function scanText(b: Uint8Array, p: number): number {
   if (b[p] !== 34) return -1
   const s = p + 1
-  let i = s
-  for (;;) {
-    const c = b[i] as number
-    if (c === 34) break
-    // An escape is left to the full parser: it may spell a known key (`block\u005fheight`).
-    if (c === 92 || !(c >= 32)) return -1
-    i++
-  }
+  const i = stringStop(b, s)
+  // An escape is left to the full parser: it may spell a known key (`block\u005fheight`).
+  if (b[i] !== 34) return -1
   textStart = s
   textLength = i - s
   return i + 1
