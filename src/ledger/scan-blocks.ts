@@ -34,9 +34,9 @@ export interface ScannedBlock {
    * whole block. Every other field is absent.
    */
   skeleton: BlockJson
-  /** Byte offset in the line where each transaction's JSON starts. */
+  /** Byte offset in the line where each transaction's JSON starts (`ledger` mode; empty in `engine` mode). */
   txnStarts: number[]
-  /** Byte offset just past each transaction's JSON. */
+  /** Byte offset just past each transaction's JSON (`ledger` mode; empty in `engine` mode). */
   txnEnds: number[]
 }
 
@@ -221,10 +221,13 @@ function scanTransactions(b: Buffer, p: number, ledger: boolean, txns: TxnSkelet
       sequence_number: undefined,
       replay_protection_nonce: undefined,
     }
-    starts.push(p)
+    const start = p
     p = scanTransaction(b, p, ledger, txn)
     if (p < 0) return -1
-    ends.push(p)
+    if (ledger) {
+      starts.push(start)
+      ends.push(p)
+    }
     txns.push(txn)
     p = skipWs(b, p)
     if (b[p] === 44) p = skipWs(b, p + 1)
