@@ -1,8 +1,10 @@
+import { stat } from 'node:fs/promises'
 import type { BlockInput } from '../core/block.js'
 import { parseJsonLine } from './json-lines.js'
 import { scanLiteral, scanNumber, scanString, skipValue, skipWs, stringStop } from './json-scan.js'
 import { readLineBytes, sourceName, type LineOptions } from './lines.js'
 import { parseBlockJson } from './parse-block.js'
+import { scanBlocksThreaded } from './scan-threads.js'
 import { toBlockInput } from './read-blocks.js'
 import type { BlockJson } from './types.js'
 
@@ -385,6 +387,16 @@ export function blockOfLine(file: string, line: number, bytes: Buffer): BlockInp
   return parseJsonLine(file, line, bytes.toString('utf8'), toBlockInput)
 }
 
+/** How `scanBlocks` reads: as `readLines`, and optionally on worker threads. */
+export interface ScanOptions extends LineOptions {
+  /**
+   * Worker threads that scan (default 0: the calling thread scans). From 1 up, a regular file is
+   * cut into chunks that the workers scan in parallel (`scanBlocksThreaded`), with the same
+   * blocks, lines and errors; standard input and other streams are always scanned in place.
+   */
+  threads?: number | undefined
+}
+
 /**
  * Streams the blocks of a JSON Lines file (`-` = standard input, or a stream) for the engine:
  * the values and errors of `readBlocks`, without its parsed JSON, and faster on the node's block
@@ -393,9 +405,22 @@ export function blockOfLine(file: string, line: number, bytes: Buffer): BlockInp
  *
  * @example for await (const { line, block } of scanBlocks('chain.jsonl')) estimator.ingest(block)
  */
-export async function* scanBlocks(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<ScannedLine> {
+export async function* scanBlocks(source: string | NodeJS.ReadableStream, options: ScanOptions = {}): AsyncGenerator<ScannedLine> {
   const file = options.file ?? sourceName(source)
+  if ((options.threads ?? 0) > 0 && typeof source === 'string' && (await isRegularFile(source))) {
+    yield* scanBlocksThreaded(source, { threads: options.threads as number, file, maxLineBytes: options.maxLineBytes })
+    return
+  }
   for await (const { number, bytes } of readLineBytes(source, { ...options, file })) yield { file, line: number, block: blockOfLine(file, number, bytes) }
+}
+
+/** Whether `path` names a regular file (`-`, pipes and unreadable paths are read in place, which reports their errors). */
+export async function isRegularFile(path: string): Promise<boolean> {
+  if (path === '-') return false
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  )
 }
 
 /** A block read by `scanBlocks`, with the file and line it came from. */
