@@ -10,7 +10,8 @@ const libraryEntries = {
 }
 
 export default defineConfig({
-  entry: { ...libraryEntries, 'cli/main': 'src/cli/main.ts' },
+  // The scan worker is its own entry: worker threads load it by path (src/ledger/scan-threads.ts).
+  entry: { ...libraryEntries, 'cli/main': 'src/cli/main.ts', 'ledger/scan-worker': 'src/ledger/scan-worker.ts' },
   format: ['esm'],
   target: 'node20',
   dts: { entry: libraryEntries },

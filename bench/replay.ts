@@ -1,11 +1,17 @@
 /**
  * Replay benchmarks, ratios within one run (absolute times drift on a shared machine):
  *
- * 1. Throughput: replaying block JSON Lines (read + split + JSON.parse + parseBlockJson + ingest)
- *    against merely splitting the same file into lines and JSON.parse-ing each. Target >= 0.8x.
- *    The full backtest (three strategies, scoring, report data) is timed beside them, for scale.
- *    Plain timing in paired rounds (median of per-round ratios), not tinybench: the passes take
- *    ~100 ms each and a paired design cancels the machine's drift.
+ * 1. Throughput, each pass against merely splitting the same file into lines and JSON.parse-ing
+ *    each (the baseline):
+ *    - reading the blocks for the engine with the block scanner (`scanBlocks`: read, scan,
+ *      parseBlockJson of the skeleton), on the main thread: target >= 1.5x (issue 12);
+ *    - the same on 2 worker threads (`threads: 2`), reported beside it, not instead of it;
+ *    - replay (blocks + ingest) with the scanner, on the main thread and on 2 workers;
+ *    - replay through the full parser (read + JSON.parse + parseBlockJson + ingest): target >= 0.8x;
+ *    - the full backtest (three strategies, scoring, report data), for scale.
+ *    Plain wall-clock timing in paired rounds (median of per-round ratios), not tinybench: the
+ *    passes take ~50-100 ms each and a paired design cancels the machine's drift. The worker
+ *    pool is started by the warm-up passes, so its start-up (~50 ms per worker) is not timed.
  * 2. Memory: peak RSS (`process.resourceUsage().maxRSS`) of a backtest over 1,000,000 blocks
  *    against 100,000 blocks of the same synthetic stream, each in a fresh child process
  *    (bench/replay-memory.ts), median of 3 runs per size. Target: within 10 MB. The retained heap
@@ -25,6 +31,7 @@ import { resolveConfig } from '../src/core/config.js'
 import { createEstimator } from '../src/core/estimator.js'
 import { readLines } from '../src/ledger/lines.js'
 import { readBlocks } from '../src/ledger/read-blocks.js'
+import { scanBlocks } from '../src/ledger/scan-blocks.js'
 import { runBacktest } from '../src/replay/backtest.js'
 import { DEFAULT_STRATEGIES, parseStrategies } from '../src/replay/parse-strategies.js'
 import { openInput } from '../src/replay/read-input.js'
@@ -33,6 +40,12 @@ import { chainLines } from '../src/sim/index.js'
 export interface ReplayBenchResult {
   fixture: { path: string; blocks: number; bytes: number }
   throughput: { name: string; ms_per_pass: number; blocks_per_s: number; mb_per_s: number; ratio_to_parse: number }[]
+  /** `scanBlocks` on the main thread vs split + JSON.parse (target >= 1.5x). */
+  scan_ratio: number
+  scan_target_met: boolean
+  /** `scanBlocks` on 2 worker threads vs split + JSON.parse. */
+  scan_threaded_ratio: number
+  /** Replay through the full parser vs split + JSON.parse (target >= 0.8x). */
   replay_ratio: number
   replay_target_met: boolean
   /** Per size, the run with the median peak RSS, and every run's peak. */
@@ -70,7 +83,35 @@ export async function runReplayBench(opts: { rounds?: number; repeats?: number; 
       },
     },
     {
-      name: 'replay: read + JSON.parse + parseBlockJson + ingest',
+      name: 'scan: read + scan + parseBlockJson (scanBlocks, main thread)',
+      run: async () => {
+        for await (const { block } of scanBlocks(file)) sink += block.gas_unit_prices.length
+      },
+    },
+    {
+      name: 'scan on 2 worker threads (scanBlocks threads: 2)',
+      run: async () => {
+        for await (const { block } of scanBlocks(file, { threads: 2 })) sink += block.gas_unit_prices.length
+      },
+    },
+    {
+      name: 'replay: scanBlocks + ingest (main thread)',
+      run: async () => {
+        const e = createEstimator(config)
+        for await (const { block } of scanBlocks(file)) e.ingest(block)
+        sink += e.estimate().gas_estimate as number
+      },
+    },
+    {
+      name: 'replay: scanBlocks on 2 worker threads + ingest',
+      run: async () => {
+        const e = createEstimator(config)
+        for await (const { block } of scanBlocks(file, { threads: 2 })) e.ingest(block)
+        sink += e.estimate().gas_estimate as number
+      },
+    },
+    {
+      name: 'replay: read + JSON.parse + parseBlockJson + ingest (full parser)',
       run: async () => {
         const e = createEstimator(config)
         for await (const { block } of readBlocks(file)) e.ingest(block)
@@ -125,10 +166,14 @@ export async function runReplayBench(opts: { rounds?: number; repeats?: number; 
     return { ...(runs[runs.length >> 1] as ReplayBenchResult['memory'][number]), max_rss_runs_bytes: runs.map((r) => r.max_rss_bytes) }
   })
   const growth = (memory[1] as { max_rss_bytes: number }).max_rss_bytes - (memory[0] as { max_rss_bytes: number }).max_rss_bytes
-  const ratio = (throughput[1] as { ratio_to_parse: number }).ratio_to_parse
+  const ratioOf = (i: number) => (throughput[i] as { ratio_to_parse: number }).ratio_to_parse
+  const [scan, scanThreaded, ratio] = [ratioOf(1), ratioOf(2), ratioOf(5)]
   return {
     fixture: { path: file, blocks, bytes },
     throughput,
+    scan_ratio: scan,
+    scan_target_met: scan >= 1.5,
+    scan_threaded_ratio: scanThreaded,
     replay_ratio: ratio,
     replay_target_met: ratio >= 0.8,
     memory,
@@ -143,7 +188,8 @@ function printReport(r: ReplayBenchResult): void {
   console.log('| pass | ms | blocks/s | MB/s | ratio to split+parse |')
   console.log('|---|---:|---:|---:|---:|')
   for (const t of r.throughput) console.log(`| ${t.name} | ${t.ms_per_pass.toFixed(1)} | ${Math.round(t.blocks_per_s)} | ${t.mb_per_s.toFixed(1)} | ${t.ratio_to_parse.toFixed(2)}x |`)
-  console.log(`\nreplay ratio ${r.replay_ratio.toFixed(2)}x (target >= 0.8x): ${r.replay_target_met ? 'met' : 'NOT met'}`)
+  console.log(`\nscan ratio ${r.scan_ratio.toFixed(2)}x on the main thread (target >= 1.5x): ${r.scan_target_met ? 'met' : 'NOT met'}; on 2 worker threads ${r.scan_threaded_ratio.toFixed(2)}x`)
+  console.log(`replay ratio through the full parser ${r.replay_ratio.toFixed(2)}x (target >= 0.8x): ${r.replay_target_met ? 'met' : 'NOT met'}`)
   console.log('\n| blocks | max RSS MiB (median run) | all runs | retained heap MiB | s |')
   console.log('|---:|---:|---|---:|---:|')
   for (const m of r.memory) console.log(`| ${m.blocks} | ${mb(m.max_rss_bytes)} | ${(m.max_rss_runs_bytes ?? []).map(mb).join(', ')} | ${m.retained_heap_bytes === null ? '-' : mb(m.retained_heap_bytes)} | ${m.seconds.toFixed(1)} |`)

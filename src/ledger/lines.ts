@@ -23,6 +23,12 @@ export interface LineOptions {
   maxLineBytes?: number | undefined
   /** The source's name in messages (default: the path, `<stdin>` for `-`, `<stream>` for a stream). */
   file?: string | undefined
+  /**
+   * Whether a byte order mark opening the source is dropped (default true). False for a byte
+   * range from the middle of a file (a worker's share of a threaded scan), whose first bytes are
+   * no file's start.
+   */
+  bom?: boolean | undefined
 }
 
 /** The name a source goes by in messages: its path, `<stdin>` for `-`, `<stream>` for a stream. */
@@ -65,6 +71,7 @@ export function readLineBytes(source: string | NodeJS.ReadableStream, options: L
 async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const file = options.file ?? sourceName(source)
+  const bom = options.bom ?? true
   const stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
   // Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never more
   // than the limit); `number` is the number of the current line.
@@ -76,7 +83,7 @@ async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: L
     let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
     held = []
     // Line 1 starts the source, so this is where a byte order mark can be, however it was chunked.
-    if (number === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
+    if (number === 1 && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
     return bytes.length === 0 ? null : make(number, bytes)
   }

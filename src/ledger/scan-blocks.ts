@@ -1,8 +1,10 @@
+import { stat } from 'node:fs/promises'
 import type { BlockInput } from '../core/block.js'
 import { parseJsonLine } from './json-lines.js'
-import { scanLiteral, scanNumber, scanString, skipValue, skipWs } from './json-scan.js'
+import { scanLiteral, scanNumber, scanString, skipValue, skipWs, stringStop } from './json-scan.js'
 import { readLineBytes, sourceName, type LineOptions } from './lines.js'
 import { parseBlockJson } from './parse-block.js'
+import { scanBlocksThreaded } from './scan-threads.js'
 import { toBlockInput } from './read-blocks.js'
 import type { BlockJson } from './types.js'
 
@@ -34,9 +36,9 @@ export interface ScannedBlock {
    * whole block. Every other field is absent.
    */
   skeleton: BlockJson
-  /** Byte offset in the line where each transaction's JSON starts. */
+  /** Byte offset in the line where each transaction's JSON starts (`ledger` mode; empty in `engine` mode). */
   txnStarts: number[]
-  /** Byte offset just past each transaction's JSON. */
+  /** Byte offset just past each transaction's JSON (`ledger` mode; empty in `engine` mode). */
   txnEnds: number[]
 }
 
@@ -92,14 +94,9 @@ let textLength = 0
 function scanText(b: Uint8Array, p: number): number {
   if (b[p] !== 34) return -1
   const s = p + 1
-  let i = s
-  for (;;) {
-    const c = b[i] as number
-    if (c === 34) break
-    // An escape is left to the full parser: it may spell a known key (`block\u005fheight`).
-    if (c === 92 || !(c >= 32)) return -1
-    i++
-  }
+  const i = stringStop(b, s)
+  // An escape is left to the full parser: it may spell a known key (`block\u005fheight`).
+  if (b[i] !== 34) return -1
   textStart = s
   textLength = i - s
   return i + 1
@@ -226,10 +223,13 @@ function scanTransactions(b: Buffer, p: number, ledger: boolean, txns: TxnSkelet
       sequence_number: undefined,
       replay_protection_nonce: undefined,
     }
-    starts.push(p)
+    const start = p
     p = scanTransaction(b, p, ledger, txn)
     if (p < 0) return -1
-    ends.push(p)
+    if (ledger) {
+      starts.push(start)
+      ends.push(p)
+    }
     txns.push(txn)
     p = skipWs(b, p)
     if (b[p] === 44) p = skipWs(b, p + 1)
@@ -387,6 +387,16 @@ export function blockOfLine(file: string, line: number, bytes: Buffer): BlockInp
   return parseJsonLine(file, line, bytes.toString('utf8'), toBlockInput)
 }
 
+/** How `scanBlocks` reads: as `readLines`, and optionally on worker threads. */
+export interface ScanOptions extends LineOptions {
+  /**
+   * Worker threads that scan (default 0: the calling thread scans). From 1 up, a regular file is
+   * cut into chunks that the workers scan in parallel (`scanBlocksThreaded`), with the same
+   * blocks, lines and errors; standard input and other streams are always scanned in place.
+   */
+  threads?: number | undefined
+}
+
 /**
  * Streams the blocks of a JSON Lines file (`-` = standard input, or a stream) for the engine:
  * the values and errors of `readBlocks`, without its parsed JSON, and faster on the node's block
@@ -395,9 +405,22 @@ export function blockOfLine(file: string, line: number, bytes: Buffer): BlockInp
  *
  * @example for await (const { line, block } of scanBlocks('chain.jsonl')) estimator.ingest(block)
  */
-export async function* scanBlocks(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<ScannedLine> {
+export async function* scanBlocks(source: string | NodeJS.ReadableStream, options: ScanOptions = {}): AsyncGenerator<ScannedLine> {
   const file = options.file ?? sourceName(source)
+  if ((options.threads ?? 0) > 0 && typeof source === 'string' && (await isRegularFile(source))) {
+    yield* scanBlocksThreaded(source, { threads: options.threads as number, file, maxLineBytes: options.maxLineBytes })
+    return
+  }
   for await (const { number, bytes } of readLineBytes(source, { ...options, file })) yield { file, line: number, block: blockOfLine(file, number, bytes) }
+}
+
+/** Whether `path` names a regular file (`-`, pipes and unreadable paths are read in place, which reports their errors). */
+export async function isRegularFile(path: string): Promise<boolean> {
+  if (path === '-') return false
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  )
 }
 
 /** A block read by `scanBlocks`, with the file and line it came from. */

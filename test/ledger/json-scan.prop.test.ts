@@ -1,12 +1,23 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_DEPTH, skipValue, skipWs } from '../../src/ledger/json-scan.js'
+import { MAX_DEPTH, skipValue, skipWs, stringStop } from '../../src/ledger/json-scan.js'
 
 const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 60)
 
+/**
+ * `text` as a view at byte `offset` of a larger buffer whose other bytes are `fill`: the scanner
+ * reads words, so it must neither depend on alignment nor read past the view.
+ */
+function placed(text: string | Buffer, offset: number, fill: number): Buffer {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text
+  const whole = Buffer.alloc(offset + bytes.length + 8, fill)
+  bytes.copy(whole, offset)
+  return whole.subarray(offset, offset + bytes.length)
+}
+
 /** Whether the validator takes the whole of `text` as one JSON value. */
-function validates(text: string): boolean {
-  const b = Buffer.from(text)
+function validates(text: string, offset = 0, fill = 0x20): boolean {
+  const b = placed(text, offset, fill)
   const start = skipWs(b, 0)
   const end = skipValue(b, start)
   return end >= 0 && skipWs(b, end) === b.length
@@ -43,6 +54,30 @@ describe('skipValue: the scanner’s JSON validator', () => {
         expect(validates(JSON.stringify(value, null, indent))).toBe(true)
       }),
       { numRuns: NUM_RUNS * 5 },
+    )
+  })
+
+  it('answers alike wherever the bytes lie in their buffer and whatever surrounds them', () => {
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.nat(7), fc.constantFrom(0x00, 0x22, 0x5c, 0x41, 0x20), (pieces, offset, fill) => {
+        const text = pieces.join('')
+        expect(validates(text, offset, fill)).toBe(parses(text))
+      }),
+      { numRuns: NUM_RUNS * 10 },
+    )
+  })
+
+  it('stringStop finds the first quote, backslash or control byte, or the end, at any offset', () => {
+    const special = fc.constantFrom(0x22, 0x5c, 0x00, 0x1f, 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xff, 0x30, 0x61)
+    fc.assert(
+      fc.property(fc.array(fc.oneof(special, fc.integer({ min: 0, max: 255 })), { maxLength: 40 }), fc.nat(7), fc.nat(40), fc.constantFrom(0x00, 0x22, 0x41), (bytes, offset, from, fill) => {
+        const b = placed(Buffer.from(bytes), offset, fill)
+        const p = Math.min(from, b.length)
+        let expected = p
+        while (expected < b.length && !(b[expected] === 0x22 || b[expected] === 0x5c || (b[expected] as number) < 0x20)) expected++
+        expect(stringStop(b, p)).toBe(expected)
+      }),
+      { numRuns: NUM_RUNS * 20 },
     )
   })
 

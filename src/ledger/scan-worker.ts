@@ -1,0 +1,120 @@
+/**
+ * Worker thread of a threaded block scan (`scan-threads.ts`): scans the chunks of a file it is
+ * given, in order, with the same line splitter and block scanner as a sequential scan, and posts
+ * each chunk's blocks as transferred `BlockBatch`es, then the chunk's line count. At most
+ * `CREDIT` batches are in flight: the main thread grants one back per batch it consumes, so a
+ * worker ahead of the reader waits instead of filling memory.
+ */
+import { open, type FileHandle } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import { parentPort } from 'node:worker_threads'
+import { BlockBatchWriter } from './block-batch.js'
+import { InvalidDataError } from './errors.js'
+import { readLineBytes } from './lines.js'
+import { blockOfLine } from './scan-blocks.js'
+import { chunkRange, CREDIT, type ToMain, type ToWorker } from './scan-protocol.js'
+
+/** A batch is sent at this many blocks or user transactions, whichever comes first. */
+const BATCH_BLOCKS = 1024
+const BATCH_TXNS = 1 << 16
+
+const port = parentPort
+if (port === null) throw new Error('scan-worker.ts runs as a worker thread')
+
+let job = -1
+let credit = 0
+let granted: (() => void) | undefined
+
+function post(message: ToMain, transfer: ArrayBuffer[] = []): void {
+  ;(port as NonNullable<typeof port>).postMessage(message, transfer)
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'credit') {
+    if (m.job !== job) return
+    credit++
+    granted?.()
+    granted = undefined
+  } else if (m.type === 'cancel') {
+    if (m.job === job) job = -1
+    granted?.()
+    granted = undefined
+  } else {
+    job = m.job
+    credit = CREDIT
+    void run(m).catch((error: unknown) => {
+      if (job === m.job) post({ type: 'error', job: m.job, chunk: -1, line: 0, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
+    })
+  }
+})
+
+/** Waits until a batch may be sent; false when the job was cancelled meanwhile. */
+async function mayPost(id: number): Promise<boolean> {
+  while (job === id && credit === 0) await new Promise<void>((resolve) => (granted = resolve))
+  if (job !== id) return false
+  credit--
+  return true
+}
+
+async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
+  const fh = await open(m.path, 'r')
+  try {
+    for (let chunk = m.first; chunk < m.chunks; chunk += m.step) {
+      if (job !== m.job) return
+      const { start, end } = await chunkRange(fh, chunk, m.chunkBytes, m.size, m.maxLineBytes)
+      const counted = { newlines: 0, last: 10 }
+      const writer = new BlockBatchWriter()
+      let line = 0
+      try {
+        const lines = readLineBytes(Readable.from(readRange(fh, start, end, counted)), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
+        for await (const { number, bytes } of lines) {
+          line = number
+          writer.add(number, blockOfLine(m.file, number, bytes))
+          if (writer.count >= BATCH_BLOCKS || writer.txns >= BATCH_TXNS) {
+            if (!(await mayPost(m.job))) return
+            const { batch, transfer } = writer.take()
+            post({ type: 'batch', job: m.job, chunk, batch }, transfer)
+          }
+        }
+      } catch (error) {
+        // The blocks before the bad line come first, as in a sequential scan.
+        if (writer.count > 0) {
+          if (!(await mayPost(m.job))) return
+          const { batch, transfer } = writer.take()
+          post({ type: 'batch', job: m.job, chunk, batch }, transfer)
+        }
+        if (error instanceof InvalidDataError) {
+          const prefix = `${error.file}:${error.line}: ${error.field}: `
+          post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.message.slice(prefix.length), invalidData: true })
+        } else post({ type: 'error', job: m.job, chunk, line, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
+        job = -1
+        return
+      }
+      if (writer.count > 0) {
+        if (!(await mayPost(m.job))) return
+        const { batch, transfer } = writer.take()
+        post({ type: 'batch', job: m.job, chunk, batch }, transfer)
+      }
+      // Lines start after each newline, and at the range's end when the file ends without one.
+      const lines = counted.newlines + (end === m.size && end > start && counted.last !== 10 ? 1 : 0)
+      post({ type: 'chunk-end', job: m.job, chunk, lines })
+    }
+    if (job === m.job) post({ type: 'done', job: m.job })
+  } finally {
+    await fh.close()
+  }
+}
+
+/** The bytes `[start, end)` of the file in fresh 1 MiB buffers (the splitter keeps views of them), counting newlines. */
+async function* readRange(fh: FileHandle, start: number, end: number, counted: { newlines: number; last: number }): AsyncGenerator<Buffer> {
+  for (let at = start; at < end; ) {
+    const buffer = Buffer.allocUnsafe(Math.min(1 << 20, end - at))
+    const { bytesRead } = await fh.read(buffer, 0, buffer.length, at)
+    if (bytesRead === 0) return
+    const bytes = buffer.subarray(0, bytesRead)
+    for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) counted.newlines++
+    counted.last = bytes[bytesRead - 1] as number
+    at += bytesRead
+    yield bytes
+  }
+}
