@@ -43,6 +43,8 @@ const blocks: BlockJson[] = Array.from({ length: BLOCKS }, (_, i) =>
 )
 const input = join(dir, 'chain.jsonl')
 writeFileSync(input, blocks.map((b) => JSON.stringify(b)).join('\n') + '\n')
+/** The input without its last block: what a killed ingest is fed. */
+const allButLast = blocks.slice(0, -1).map((b) => `${JSON.stringify(b)}\n`).join('')
 
 interface Sighting {
   height: number
@@ -72,9 +74,18 @@ async function readWhole(server: ReadApiServer, seen: Sighting[]): Promise<void>
   seen.push({ height: Number(block_height), ledgerVersion: ledger_version })
 }
 
-/** Runs the real ingest CLI in a child; SIGKILLs it a random moment after `killAt` blocks are committed. */
+/**
+ * Runs the real ingest CLI in a child; SIGKILLs it a random moment after `killAt` blocks are
+ * committed. The chain reaches it on standard input without its last block, which is never
+ * sent: however fast the ingest, it cannot finish before the kill, and it commits every batch
+ * up to `killAt` (at most the last commit short of the end) while it waits for more input.
+ */
 async function ingestUntilKilled(db: string, killAt: number, batch: number, reader: ReadApiServer, census: Database.Database, seen: Sighting[]) {
-  const ingest = spawnCli(['ingest', '--db', db, '--input', input, '--batch', String(batch)])
+  const ingest = spawnCli(['ingest', '--db', db, '--input', '-', '--batch', String(batch)], { stdin: 'pipe' })
+  const stdin = ingest.child.stdin
+  if (stdin === null) throw new Error('the ingest child has no standard input')
+  stdin.on('error', () => {}) // EPIPE once the child is killed mid-write: expected
+  stdin.write(allButLast)
   let done = false
   void ingest.exited.then(() => (done = true))
   let killed = false

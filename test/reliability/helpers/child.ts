@@ -14,9 +14,9 @@ export interface CliChild {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Spawns `ledger-gas <args>` with tsx. */
-export function spawnCli(args: string[]): CliChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
+/** Spawns `ledger-gas <args>` with tsx; `stdin: 'pipe'` gives the test the child's standard input to write. */
+export function spawnCli(args: string[], options: { stdin?: 'ignore' | 'pipe' } = {}): CliChild {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, stdio: [options.stdin ?? 'ignore', 'ignore', 'pipe'] })
   let err = ''
   child.stderr?.on('data', (c: Buffer) => (err += c.toString()))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
