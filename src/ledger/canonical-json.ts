@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer'
+import { stringStop } from './json-scan.js'
 
 /** Objects with more keys than this are not checked for repeats (quadratic): reported not canonical. */
 const MAX_KEYS = 64
@@ -24,7 +25,6 @@ export function isCanonicalJson(b: Uint8Array, start: number, end: number): bool
   // Per open container: 1 for an object (the next string is a key), 0 for an array.
   const inObject: number[] = []
   let expectKey = false
-  let ascii = true
   let p = start
   while (p < end) {
     const c = b[p] as number
@@ -32,6 +32,9 @@ export function isCanonicalJson(b: Uint8Array, start: number, end: number): bool
       const s = p + 1
       p = s
       for (;;) {
+        // Straight to the next quote, backslash or control byte (four bytes a step); bytes
+        // from 0x80 up are left to the UTF-8 check at the end.
+        p = stringStop(b, p)
         if (p >= end) return false
         const d = b[p] as number
         if (d === 34) break
@@ -53,9 +56,8 @@ export function isCanonicalJson(b: Uint8Array, start: number, end: number): bool
           p += 2
           continue
         }
-        if (d >= 128) ascii = false
-        else if (d < 32) return false
-        p++
+        // A raw control byte.
+        return false
       }
       if (expectKey) {
         if (!newKey(b, s, p, keyStarts, keyEnds, objectBase)) return false
@@ -95,7 +97,7 @@ export function isCanonicalJson(b: Uint8Array, start: number, end: number): bool
     }
     p++
   }
-  return ascii || isUtf8(b.subarray(start, end))
+  return isUtf8(b.subarray(start, end))
 }
 
 /** Records the key `b[s, e)` in the innermost object; false when it repeats or is an array index. */
