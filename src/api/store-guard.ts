@@ -73,6 +73,26 @@ function checkPage(page: unknown, address: string, start: U64, limit: number): T
   return page as TransactionJson[]
 }
 
+/**
+ * A transaction's JSON text: checked for shape only (parsing it would cost what the text saves),
+ * and that it holds the version asked for, which its top level always writes as `"version":"v"`.
+ */
+function checkTxnJson(json: unknown, version: U64): string | null {
+  if (json === null) return null
+  const what = `transactionJsonByVersion(${version})`
+  if (typeof json !== 'string' || json[0] !== '{' || json[json.length - 1] !== '}') throw garbage(what, 'something that is not a JSON object')
+  if (!json.includes(`"version":"${version}"`)) throw garbage(what, 'a transaction without that version')
+  return json
+}
+
+function checkPageJson(page: unknown, address: string, start: U64, limit: number): string[] {
+  const what = `accountTransactionsJson(${address}, ${start}, ${limit})`
+  if (!Array.isArray(page)) throw garbage(what, typeof page)
+  if (page.length > limit) throw garbage(what, `${page.length} transactions`)
+  for (const json of page as unknown[]) if (typeof json !== 'string' || json[0] !== '{' || json[json.length - 1] !== '}') throw garbage(what, 'an item that is not a JSON object')
+  return page as string[]
+}
+
 function checkSequenceNumber(seq: unknown, address: string): U64 {
   if (!isU64(seq)) throw garbage(`accountSequenceNumber(${address})`, 'a value that is not a u64')
   return seq
@@ -119,7 +139,7 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   function read<T>(answer: MaybePromise<unknown>, what: string, check: (value: unknown) => T): MaybePromise<T> {
     return isThenable(answer) ? withDeadline(answer, timeoutMs, what).then(check, unreachable) : check(answer)
   }
-  return {
+  const guarded: LedgerStore = {
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),
     transactionByVersion: (version) => read(inner.transactionByVersion(version), 'transactionByVersion', (t) => checkTxn(t, version)),
     accountTransactions: (address, start, limit) => read(inner.accountTransactions(address, start, limit), 'accountTransactions', (p) => checkPage(p, address, start, limit)),
@@ -129,4 +149,10 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
     pruneBelow: (version) => inner.pruneBelow(version),
     close: () => inner.close(),
   }
+  // The JSON reads only when the store has them, so that a route can tell.
+  const txnJson = inner.transactionJsonByVersion?.bind(inner)
+  if (txnJson !== undefined) guarded.transactionJsonByVersion = (version) => read(txnJson(version), 'transactionJsonByVersion', (t) => checkTxnJson(t, version))
+  const pageJson = inner.accountTransactionsJson?.bind(inner)
+  if (pageJson !== undefined) guarded.accountTransactionsJson = (address, start, limit) => read(pageJson(address, start, limit), 'accountTransactionsJson', (p) => checkPageJson(p, address, start, limit))
+  return guarded
 }

@@ -34,6 +34,13 @@ export interface LedgerStore {
    * `[start, start + limit)`, ascending; orderless transactions are never included.
    */
   accountTransactions(address: string, start: U64, limit: number): MaybePromise<TransactionJson[]>
+  /**
+   * Optional: `JSON.stringify(transactionByVersion(version))` (or `null`) as the store can write
+   * it without building the object — the text the API sends. Same key order and escapes.
+   */
+  transactionJsonByVersion?(version: U64): MaybePromise<string | null>
+  /** Optional: `accountTransactions(…)` with each transaction as `JSON.stringify` writes it (see `transactionJsonByVersion`). */
+  accountTransactionsJson?(address: string, start: U64, limit: number): MaybePromise<string[]>
   /** Next sequence number of `address` (count of its committed sequence-number txns); 0 if unknown. */
   accountSequenceNumber(address: string): MaybePromise<U64>
   /** The block at `height` with or without its transactions, or `null` if not retained. */

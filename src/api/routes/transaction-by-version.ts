@@ -29,10 +29,16 @@ export function transactionByVersionRoute(ctx: ApiContext): ApiRoute {
       const info = await readLedger(ctx, reply)
       if (version > info.ledger_version) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
       if (version < info.oldest_ledger_version) throw new ApiError('version_pruned', `Ledger version(${version}) has been pruned`)
-      const txn = await ctx.store.transactionByVersion(version)
-      if (txn === null) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
+      // A store that writes the JSON text itself spares building the object to stringify it.
+      let json: string | null
+      if (ctx.store.transactionJsonByVersion !== undefined) json = await ctx.store.transactionJsonByVersion(version)
+      else {
+        const txn = await ctx.store.transactionByVersion(version)
+        json = txn === null ? null : JSON.stringify(txn)
+      }
+      if (json === null) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
       reply.header('content-type', JSON_TYPE)
-      return JSON.stringify(txn)
+      return json
     },
   }
 }
