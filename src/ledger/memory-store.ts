@@ -232,15 +232,30 @@ export class MemoryStore implements LedgerStore {
     this.#putHash(index, prepared.block_hash)
     const arena = this.#arena
     const firstTxn = this.#txnBase + this.#txnAddress.length
-    for (let i = 0; i < prepared.transactions.length; i++) {
-      const s = i === 0 ? 0 : (ends[i - 1] as number)
-      const n = (ends[i] as number) - s
-      const address = arena.reserve(n)
-      packed.copy(arena.chunk, arena.offset, s, s + n)
-      arena.commit(arena.offset + n)
-      this.#txnAddress.push(address)
-      this.#txnLength.push(n)
-      this.#txnAccount.push(null)
+    const count = prepared.transactions.length
+    const total = count === 0 ? 0 : (ends[count - 1] as number)
+    if (arena.offset + total <= arena.chunk.length) {
+      // The common case: the block fits the chunk being filled, so one copy writes it.
+      const base = arena.reserve(total)
+      packed.copy(arena.chunk, arena.offset, 0, total)
+      arena.commit(arena.offset + total)
+      for (let i = 0; i < count; i++) {
+        const s = i === 0 ? 0 : (ends[i - 1] as number)
+        this.#txnAddress.push(base + s)
+        this.#txnLength.push((ends[i] as number) - s)
+        this.#txnAccount.push(null)
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        const s = i === 0 ? 0 : (ends[i - 1] as number)
+        const n = (ends[i] as number) - s
+        const address = arena.reserve(n)
+        packed.copy(arena.chunk, arena.offset, s, s + n)
+        arena.commit(arena.offset + n)
+        this.#txnAddress.push(address)
+        this.#txnLength.push(n)
+        this.#txnAccount.push(null)
+      }
     }
     for (const e of prepared.entries) {
       const txn = firstTxn + e.index

@@ -268,7 +268,7 @@ export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number
       if (next === 46 || next === 101 || next === 69 || (next >= 48 && next <= 57)) return -1
       if (field >= 0) {
         if (field < F_END_MEMBER) return -1
-        endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = Number(b.toString('latin1', p, k))
+        endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = Number(latin1(b, p, k))
       }
       while (p < k) out[o++] = b[p++] as number
     } else {
@@ -328,6 +328,18 @@ export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number
 
 function endInfoOf(fields: TxnFields | null): Record<string, boolean | number> {
   return (fields as TxnFields).block_end_info as Record<string, boolean | number>
+}
+
+/** Buffer's own slice decoders: `toString(encoding, …)` looks the encoding up on every call. */
+interface Decoders {
+  latin1Slice(start: number, end: number): string
+  utf8Slice(start: number, end: number): string
+}
+function latin1(b: Buffer, s: number, e: number): string {
+  return (b as unknown as Decoders).latin1Slice(s, e)
+}
+function utf8(b: Buffer, s: number, e: number): string {
+  return (b as unknown as Decoders).utf8Slice(s, e)
 }
 
 /** Past JSON whitespace (space, tab, LF, CR). */
@@ -413,7 +425,7 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
       out[o + 1] = (count & 127) | 128
       out[o + 2] = count >> 7
       packedEnd = w
-      if (field >= 0) putString(fields as TxnFields, field, b.toString('latin1', p + 1, k))
+      if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, k))
       return k + 1
     }
   }
@@ -458,7 +470,7 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
       }
       // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
       if (k === j && v <= Number.MAX_SAFE_INTEGER) {
-        if (field >= 0) putString(fields as TxnFields, field, b.toString('latin1', p + 1, j))
+        if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, j))
         out[o++] = DECIMAL
         while (v >= 128) {
           out[o++] = (v % 128) | 128
@@ -478,7 +490,7 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
         return j + 1
       }
     }
-    if (field >= 0) putString(fields as TxnFields, field, b.toString('utf8', p + 1, j))
+    if (field >= 0) putString(fields as TxnFields, field, utf8(b, p + 1, j))
   }
   for (let k = p; k <= j; k++) out[o++] = b[k] as number
   packedEnd = o
@@ -516,7 +528,7 @@ let scratch = Buffer.allocUnsafe(1 << 16)
  * decoded from UTF-8. O(bytes).
  */
 export function unpackJson(src: Buffer, s: number, e: number): string {
-  if (src[s] === RAW) return src.toString('utf8', s + 1, e)
+  if (src[s] === RAW) return utf8(src, s + 1, e)
   let out = scratch
   let o = 0
   let inString = false
@@ -568,5 +580,5 @@ export function unpackJson(src: Buffer, s: number, e: number): string {
       out[o++] = 34
     } else out[o++] = c
   }
-  return out.toString('utf8', 0, o)
+  return utf8(out, 0, o)
 }
