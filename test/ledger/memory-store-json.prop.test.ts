@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
+import type { U64 } from '../../src/core/u64.js'
 import { parseAddress } from '../../src/ledger/address.js'
 import { loadJsonLines } from '../../src/ledger/load.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
@@ -64,7 +65,7 @@ function expected(blocks: BlockJson[], versions: number[], heights: number[], se
 }
 
 const user: fc.Arbitrary<UserSpec> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ sender: fc.integer({ min: 1, max: 4 }), gas_unit_price: fc.constantFrom(100, 150, '18446744073709551615') }) },
+  { weight: 4, arbitrary: fc.record({ sender: fc.integer({ min: 1, max: 4 }), gas_unit_price: fc.constantFrom<U64>(100, 150, 18446744073709551615n) }) },
   { weight: 1, arbitrary: fc.record({ sender: fc.integer({ min: 1, max: 4 }), nonce: fc.integer({ min: 0, max: 1000 }) }) },
 )
 const step = fc.record({ users: fc.array(user, { maxLength: 4 }), style: fc.constantFrom<Style>('compact', 'compact', 'indented', 'odd'), prune: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }) })
