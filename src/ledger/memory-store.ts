@@ -273,7 +273,7 @@ export class MemoryStore implements LedgerStore {
   /** The JSON text of the transaction at position `t` of the transaction arrays. */
   #json(t: number): string {
     const address = this.#txnAddress[t] as number
-    const start = address % ByteArena.CHUNK_BYTES
+    const start = address % this.#arena.chunkBytes
     return unpackJson(this.#arena.chunkOf(address), start, start + (this.#txnLength[t] as number))
   }
 
