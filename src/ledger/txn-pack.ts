@@ -76,7 +76,7 @@ const FAST_SCRATCH = 4 << 20
 const MIN_HEX_DIGITS = 8
 /** Deepest nesting packed; deeper texts are kept raw. */
 const MAX_DEPTH = 256
-/** Most keys of one object checked for repeats; an object with more is kept raw. */
+/** Most keys outside the dictionary of one object checked for repeats; an object with more is kept raw. */
 const MAX_KEYS = 64
 
 /** hash of an entry's bytes (h = h·31 + byte, int32) → entry index + 1, open addressing. */
@@ -182,7 +182,11 @@ END_MEMBERS.forEach((name, k) => ((FIELD_OF[END_INFO] as Int8Array)[keyEntry(nam
 const kinds = new Uint8Array(MAX_DEPTH)
 const roles = new Uint8Array(MAX_DEPTH)
 const keyBase = new Int32Array(MAX_DEPTH)
+/** Hashes of the keys outside the dictionary of the objects open, `keyBase[d]` on for the object at nesting `d`. */
 const keyHashes = new Int32Array(MAX_DEPTH * MAX_KEYS)
+let keyTop = 0
+/** 128 bits per open object: the dictionary keys it has. */
+const seenEntries = new Int32Array(MAX_DEPTH * 4)
 /** Where the last `packTransaction` ended in `out`. */
 export let packedEnd = 0
 
@@ -200,7 +204,7 @@ function putString(fields: TxnFields, field: number, value: string): void {
  * escape `JSON.stringify` would not write, a number that is not an integer of up to 15 digits
  * (or is `-0`), a repeated key, a key that starts with a digit (an array index, which an object
  * puts first), a key with an escape or whitespace before its colon, nesting deeper than 256, an
- * object of more than 64 keys, or invalid JSON. The bytes must be valid UTF-8 (`isUtf8`), which
+ * object of more than 64 keys outside the dictionary, or invalid JSON. The bytes must be valid UTF-8 (`isUtf8`), which
  * this does not check.
  *
  * With `fields`, also reads the transaction fields the ledger checks into it; a read field whose
@@ -216,7 +220,7 @@ export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number
   if (b[p] !== 123) return -1
   nonAscii = false
   let depth = 0
-  let nKeys = 0
+  keyTop = 0
   /** Field id the value at `p` is read into, or -1. */
   let field = -1
   for (;;) {
@@ -249,14 +253,17 @@ export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number
         if (depth === MAX_DEPTH) return -1
         kinds[depth] = c
         roles[depth] = role
-        keyBase[depth] = nKeys
+        keyBase[depth] = keyTop
+        seenEntries[depth << 2] = 0
+        seenEntries[(depth << 2) | 1] = 0
+        seenEntries[(depth << 2) | 2] = 0
+        seenEntries[(depth << 2) | 3] = 0
         depth++
         field = -1
         if (c === 123) {
-          p = packKey(b, p, out, o, 0, nKeys)
+          p = packKey(b, p, out, o, depth - 1, keyTop)
           if (p < 0) return -1
           o = packedEnd
-          nKeys++
           if (role !== NONE && lastEntry >= 0) field = (FIELD_OF[role] as Int8Array)[lastEntry] as number
         }
         continue
@@ -317,12 +324,9 @@ export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number
         out[o++] = 44
         field = -1
         if (top === 123) {
-          const base = keyBase[depth - 1] as number
-          if (nKeys - base >= MAX_KEYS) return -1
-          p = packKey(b, p, out, o, nKeys - base, nKeys)
+          p = packKey(b, p, out, o, depth - 1, keyBase[depth - 1] as number)
           if (p < 0) return -1
           o = packedEnd
-          nKeys++
           const role = roles[depth - 1] as number
           if (role !== NONE && lastEntry >= 0) field = (FIELD_OF[role] as Int8Array)[lastEntry] as number
         }
@@ -332,7 +336,7 @@ export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number
       out[o++] = d
       p++
       depth--
-      nKeys = keyBase[depth] as number
+      keyTop = keyBase[depth] as number
     }
   }
 }
@@ -368,11 +372,11 @@ let lastEntry = -1
 
 /**
  * The key at `b[p]` and its colon, written at `out[o]` (a comma just before it, if any, is
- * `out[o − 1]`); returns the position of its value (whitespace skipped), with `packedEnd` past
- * what was written. The object's `count` keys before it have their hashes at
- * `keyHashes[top − count, top)`; this one's goes to `keyHashes[top]`.
+ * `out[o − 1]`), in the object at nesting `d` whose other keys' hashes are at
+ * `keyHashes[base, keyTop)`; returns the position of its value (whitespace skipped), with
+ * `packedEnd` past what was written, or -1 (a repeated key among others).
  */
-function packKey(b: Buffer, p: number, out: Uint8Array, o: number, count: number, top: number): number {
+function packKey(b: Buffer, p: number, out: Uint8Array, o: number, d: number, base: number): number {
   if (b[p] !== 34) return -1
   const first = b[p + 1] as number
   if (first >= 48 && first <= 57) return -1
@@ -389,17 +393,25 @@ function packKey(b: Buffer, p: number, out: Uint8Array, o: number, count: number
   if (b[j + 1] !== 58) return -1
   h = (Math.imul(h, 31) + 34) | 0
   h = (Math.imul(h, 31) + 58) | 0
-  // Equal hashes may be different keys; keeping such a text raw costs only space.
-  for (let k = top - count; k < top; k++) if (keyHashes[k] === h) return -1
-  keyHashes[top] = h
   const end = j + 2
   const entry = end - p <= LONGEST_ENTRY ? lookup(b, p, end, h) : -1
   lastEntry = entry
   if (entry >= 0) {
+    // A dictionary key is seen once per object: one bit of the object's mask.
+    const word = (d << 2) | (entry >> 5)
+    const bit = 1 << (entry & 31)
+    if (((seenEntries[word] as number) & bit) !== 0) return -1
+    seenEntries[word] = (seenEntries[word] as number) | bit
     // A key token after a value stands for `,"key":`: the decoder puts the comma back.
     if (out[o - 1] === 44) o--
     out[o++] = 128 + entry
-  } else for (let k = p; k < end; k++) out[o++] = b[k] as number
+  } else {
+    // Other keys by hash: equal hashes may be different keys, and keeping such a text raw costs only space.
+    if (keyTop - base >= MAX_KEYS) return -1
+    for (let k = base; k < keyTop; k++) if (keyHashes[k] === h) return -1
+    keyHashes[keyTop++] = h
+    for (let k = p; k < end; k++) out[o++] = b[k] as number
+  }
   packedEnd = o
   return skipWs(b, end)
 }
@@ -444,7 +456,10 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
       return k + 1
     }
   }
+  // The string is copied as it is scanned; a token found at its end is written over the copy.
   let j = p + 1
+  let w = o
+  out[w++] = 34
   let escaped = false
   let h = 34
   for (;;) {
@@ -452,8 +467,11 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
     if (c === 34) break
     if (c === 92) {
       const e = b[j + 1] as number
-      if (SHORT_ESCAPE[e] === 1) j += 2
-      else if (e === 117) {
+      if (SHORT_ESCAPE[e] === 1) {
+        out[w++] = 92
+        out[w++] = e
+        j += 2
+      } else if (e === 117) {
         // \u00xx for a control character without a short escape, lowercase: as JSON.stringify writes it.
         if (b[j + 2] !== 48 || b[j + 3] !== 48) return -1
         const hi = b[j + 4] as number
@@ -461,6 +479,7 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
         if ((hi !== 48 && hi !== 49) || lo < 0) return -1
         const v = (hi - 48) * 16 + lo
         if (v === 8 || v === 9 || v === 10 || v === 12 || v === 13) return -1
+        for (let k = j; k < j + 6; k++) out[w++] = b[k] as number
         j += 6
       } else return -1
       escaped = true
@@ -468,9 +487,11 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
     else {
       if (c >= 128) nonAscii = true
       h = (Math.imul(h, 31) + c) | 0
+      out[w++] = c
       j++
     }
   }
+  out[w++] = 34
   if (escaped) {
     if (field >= 0) return -1
   } else {
@@ -508,8 +529,7 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
     }
     if (field >= 0) putString(fields as TxnFields, field, utf8(b, p + 1, j))
   }
-  for (let k = p; k <= j; k++) out[o++] = b[k] as number
-  packedEnd = o
+  packedEnd = w
   return j + 1
 }
 
