@@ -3,10 +3,7 @@
  * `src` tree (this checkout's, or the baseline commit's extracted by the parent), so both sides
  * run the same harness. Run with `--expose-gc`.
  *
- *   tsx bench/memory-store-child.ts load SRC_DIR FILE [WARM_FILE]
- *                                                       prints one JSON line: load time and memory;
- *                                                       with WARM_FILE, that chain is loaded and
- *                                                       dropped first
+ *   tsx bench/memory-store-child.ts load SRC_DIR FILE    prints one JSON line: load time and memory
  *   tsx bench/memory-store-child.ts serve SRC_DIR FILE   loads, serves the API as `serve` does and
  *                                                       sends `{ url }` over IPC; answers `cpu`
  *                                                       with `{ cpu_us }`; exits on `stop`
@@ -20,7 +17,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { getHeapSpaceStatistics } from 'node:v8'
 
-const [task, srcDir, file, warm] = process.argv.slice(2) as [string, string, string, string | undefined]
+const [task, srcDir, file] = process.argv.slice(2) as [string, string, string]
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(srcDir, path)).href)) as T
 type Gc = () => void
 const gc = (globalThis as { gc?: Gc }).gc
@@ -53,11 +50,6 @@ if (task === 'load') {
   // The same modules as a server, and an empty store: what an empty process holds.
   const empty = new MemoryStore()
   empty.ledgerInfo()
-  if (warm !== undefined) {
-    // A small chain loaded and dropped: the load path's code compiled, its allocations made once.
-    const dropped = await MemoryStore.fromJsonLines(warm)
-    dropped.ledgerInfo()
-  }
   // The same full GC before and after: a memory-reducing one here would also shrink the young
   // generation that importing the modules grew, and the load would be charged for growing it back.
   gc()
