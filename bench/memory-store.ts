@@ -20,7 +20,7 @@
  * Fixtures: data/chain.jsonl and `chainLines({ blocks: 20000, seed: 7, scenario: 'mixed' })`
  * (~154 MB), generated once into the OS temp directory.
  *
- *   npx tsx bench/memory-store.ts [--rounds 3] [--duration 4] [--connections 20] [--quick]
+ *   npx tsx bench/memory-store.ts [--rounds 3] [--duration 4] [--connections 20] [--quick] [--only reads|loads]
  *
  * `--quick`: the sample chain only, one round. Prints markdown tables; writes
  * bench/results/memory-store.json.
@@ -47,6 +47,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '20' },
     quick: { type: 'boolean', default: false },
+    /** `reads` or `loads`: only that part (the other's table is left empty). */
+    only: { type: 'string' },
   },
 })
 const ROUNDS = values.quick ? 1 : Number(values.rounds)
@@ -165,11 +167,11 @@ async function main(): Promise<void> {
   const base = baselineSrc()
   const here = join(ROOT, 'src')
   const sample = join(ROOT, 'data', 'chain.jsonl')
-  const fixtures = [sample, ...(values.quick ? [] : [await generated(20_000, 7)])]
+  const fixtures = [sample, ...(values.quick || values.only === 'reads' ? [] : [await generated(20_000, 7)])]
   console.error(`memory-store bench: baseline ${base === null ? 'none' : BASELINE_COMMIT}, ${ROUNDS} round(s), ${cpus().length} CPUs`)
 
   const loads: Record<string, unknown>[] = []
-  for (const file of fixtures) {
+  for (const file of values.only === 'reads' ? [] : fixtures) {
     const bytes = statSync(file).size
     {
       const runs: { before: LoadRun[]; after: LoadRun[] } = { before: [], after: [] }
@@ -199,6 +201,11 @@ async function main(): Promise<void> {
   }
 
   const reads: Record<string, unknown>[] = []
+  if (values.only !== 'loads') await measureReads(base, here, sample, reads)
+  report(base, loads, reads)
+}
+
+async function measureReads(base: string | null, here: string, sample: string, reads: Record<string, unknown>[]): Promise<void> {
   const paths = requestPaths(sample)
   const after = await startServer(here, sample)
   const before = base === null ? null : await startServer(base, sample)
@@ -230,7 +237,9 @@ async function main(): Promise<void> {
     await stopServer(after)
     if (before !== null) await stopServer(before)
   }
+}
 
+function report(base: string | null, loads: Record<string, unknown>[], reads: Record<string, unknown>[]): void {
   const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(0))
   const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(2))
   type Side = { mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number } | null
