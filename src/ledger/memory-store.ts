@@ -5,7 +5,8 @@ import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { loadJsonLines, type LoadOptions } from './load.js'
 import { packBlockLine } from './pack-line.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
-import { packText, unpackJson } from './txn-pack.js'
+import { packText } from './txn-pack.js'
+import { unpackJson } from './txn-unpack.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of a ledger store. */
@@ -43,7 +44,7 @@ const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
  * from writing out the transactions asked for.
  *
  * Transactions are kept as the JSON text `JSON.stringify` writes of them, packed by
- * `txn-pack.ts` (hex as bytes, keys and common values as one byte) into a chunked `ByteArena`,
+ * `txn-code.ts` (hex as bytes, keys and common values as one byte) into a chunked `ByteArena`,
  * not as objects: a chain takes well under half of its JSON Lines size in memory (README,
  * Benchmarks). `transactionJsonByVersion` and `accountTransactionsJson` unpack that text, which
  * is what the API sends, without building objects; `transactionByVersion` and the other object

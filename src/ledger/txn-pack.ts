@@ -1,110 +1,17 @@
 /**
- * A lossless byte code for the JSON text of one transaction as `JSON.stringify` writes it, so the
- * memory store keeps transactions in about a third of their JSON's bytes and gives the very same
- * text back without building objects (README, Benchmarks).
- *
- * Canonical JSON text (what `JSON.stringify` of a parsed value writes: no whitespace, minimal
- * escapes) never holds a byte below 0x20, nor a byte from 0x80 up outside a string, so those
- * bytes are free to mean something else outside strings:
- *
- * - `0x01 n₀ n₁ bytes…`: the string `"0x…"` of `n` lowercase hex digits (8 ≤ n < 2^14, a
- *   two-byte varint), two per byte, an odd last one alone.
- * - `0x02 v…`: the string of a canonical decimal up to 2^53 − 1 (`"1750000000"`), `v` a varint.
- * - `0x80 + i`: entry `i` of `DICTIONARY`: a key with its quotes and colon (`"gas_used":`), whose
- *   comma before it is dropped and put back when it follows a value, or a common string value
- *   with its quotes (`"user_transaction"`).
- * - any other byte: itself. A string matching none of these is copied whole, quotes and escapes
- *   included; the decoder follows quotes and backslashes to know when it is inside one.
- *
- * A record starting with `0x03` is the text itself after that byte: what `packText` keeps of a
- * text the packer does not take (a float, a key that is an array index, a lone surrogate). A
- * packed record that copies any byte from 0x80 up ends with an extra `0x04`.
- *
- * Packing reads the JSON once byte by byte and also checks that it is canonical, so a line of a
- * chain file can be packed straight from its bytes when `JSON.stringify(JSON.parse(slice))`
- * would write those bytes back (less whitespace); unpacking writes the text back byte by byte.
- * Both O(bytes).
+ * Packing a transaction's JSON text into the byte code of `txn-code.ts`. The packer reads the
+ * JSON once byte by byte and also checks that it is canonical, so a line of a chain file can be
+ * packed straight from its bytes when `JSON.stringify(JSON.parse(slice))` would write those
+ * bytes back (less whitespace); it also reads the fields the ledger checks. O(bytes).
  */
+import { DECIMAL, DICTIONARY, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
-/** Keys (with quotes and colon) and values (with quotes) of the node's transaction JSON. */
-const WORDS = [
-  ...[
-    'version', 'hash', 'state_change_hash', 'event_root_hash', 'state_checkpoint_hash', 'gas_used', 'success', 'vm_status',
-    'accumulator_root_hash', 'changes', 'sender', 'sequence_number', 'max_gas_amount', 'gas_unit_price', 'expiration_timestamp_secs',
-    'payload', 'function', 'type_arguments', 'arguments', 'type', 'signature', 'public_key', 'replay_protection_nonce', 'events',
-    'timestamp', 'id', 'epoch', 'round', 'guid', 'creation_number', 'account_address', 'data', 'failed_proposer_indices', 'height',
-    'previous_block_votes_bitvec', 'proposer', 'time_microseconds', 'block_end_info', 'block_gas_limit_reached',
-    'block_output_limit_reached', 'block_effective_block_gas_units', 'block_approx_output_size', 'address', 'state_key_hash',
-    'handle', 'key', 'value', 'amount', 'coin', 'counter', 'addr', 'creation_num', 'failed_proposals', 'successful_proposals',
-    'deposit_events', 'withdraw_events', 'frozen', 'authentication_key', 'write_set', 'public_keys', 'signatures',
-    'threshold', 'bitmap', 'secondary_signers', 'secondary_signer_addresses', 'fee_payer_address', 'fee_payer_signer', 'code',
-    'bytecode', 'abi', 'multisig_address', 'transaction_payload', 'name', 'store', 'owner',
-  ].map((k) => `"${k}":`),
-  ...[
-    'Executed successfully', 'user_transaction', 'block_metadata_transaction', 'state_checkpoint_transaction',
-    'block_epilogue_transaction', 'genesis_transaction', 'validator_transaction', 'entry_function_payload', 'script_payload',
-    'multisig_payload', 'write_set_payload', 'ed25519_signature', 'multi_ed25519_signature', 'multi_agent_signature',
-    'fee_payer_signature', 'single_sender', 'write_resource', 'delete_resource', 'write_table_item', 'delete_table_item',
-    'write_module', 'delete_module', '0x1::aptos_coin::AptosCoin', '0x1::coin::CoinStore<0x1::aptos_coin::AptosCoin>',
-    '0x1::block::NewBlockEvent', '0x1::aptos_account::transfer', '0x1::aptos_account::transfer_coins', '0x1::coin::transfer',
-    '0x1::coin::DepositEvent', '0x1::coin::WithdrawEvent', '0x1::account::Account', '0x1::block::BlockResource',
-    '0x1::stake::ValidatorPerformance', '0x1::timestamp::CurrentTimeMicroseconds', '0x1::transaction_fee::FeeStatement',
-    '0x1::fungible_asset::Deposit', '0x1::fungible_asset::Withdraw', '0x1::fungible_asset::FungibleStore',
-    '0x1::object::ObjectCore', '0x1::primary_fungible_store::transfer', '0x1', '0', '1',
-  ].map((v) => JSON.stringify(v)),
-]
-
-/** The dictionary, at most 128 entries (bytes 0x80..0xff), each unique. */
-export const DICTIONARY: readonly string[] = [...new Set(WORDS)].slice(0, 128)
-const ENTRIES = DICTIONARY.map((w) => new Uint8Array(Buffer.from(w, 'latin1')))
-/** Each entry's name (a key without quotes and colon) or value (a string without quotes). */
-const ENTRY_TEXT = DICTIONARY.map((w) => (w.endsWith(':') ? w.slice(1, -2) : (JSON.parse(w) as string)))
-const LONGEST_ENTRY = Math.max(...ENTRIES.map((w) => w.length))
-
-const HEX = 1
-const DECIMAL = 2
-/** First byte of a record that is the text itself (`packText` of a text the packer refused). */
-const RAW = 3
-/**
- * Last byte of a record that copies non-ASCII text: only then must the decoder follow strings
- * to tell their UTF-8 bytes from dictionary tokens, and decode UTF-8 (bench: a quarter faster).
- */
-const NON_ASCII = 4
-/** Largest scratch the fast decoder sizes for the worst case up front (longer records take the checked one). */
-const FAST_SCRATCH = 4 << 20
 /** Shortest hex string worth a token: below that it saves little. */
 const MIN_HEX_DIGITS = 8
 /** Deepest nesting packed; deeper texts are kept raw. */
 const MAX_DEPTH = 256
 /** Most keys outside the dictionary of one object checked for repeats; an object with more is kept raw. */
 const MAX_KEYS = 64
-
-/** hash of an entry's bytes (h = h·31 + byte, int32) → entry index + 1, open addressing. */
-const SLOTS = 1024
-const slotHash = new Int32Array(SLOTS)
-const slotEntry = new Uint8Array(SLOTS)
-ENTRIES.forEach((w, i) => {
-  let h = 0
-  for (const c of w) h = (Math.imul(h, 31) + c) | 0
-  let slot = h & (SLOTS - 1)
-  while (slotEntry[slot] !== 0) slot = (slot + 1) & (SLOTS - 1)
-  slotHash[slot] = h
-  slotEntry[slot] = i + 1
-})
-
-/** The dictionary entry equal to `b[s, e)` with hash `h`, or -1. */
-function lookup(b: Uint8Array, s: number, e: number, h: number): number {
-  for (let slot = h & (SLOTS - 1); ; slot = (slot + 1) & (SLOTS - 1)) {
-    const entry = (slotEntry[slot] as number) - 1
-    if (entry < 0) return -1
-    if (slotHash[slot] !== h) continue
-    const w = ENTRIES[entry] as Uint8Array
-    if (w.length !== e - s) continue
-    let i = 0
-    while (i < w.length && w[i] === b[s + i]) i++
-    if (i === w.length) return entry
-  }
-}
 
 /** Lowercase hex digit → value, else -1 (uppercase hex is not packed: the token writes lowercase). */
 const hexValue = new Int8Array(256).fill(-1)
@@ -345,18 +252,6 @@ function endInfoOf(fields: TxnFields | null): Record<string, boolean | number> {
   return (fields as TxnFields).block_end_info as Record<string, boolean | number>
 }
 
-/** Buffer's own slice decoders: `toString(encoding, …)` looks the encoding up on every call. */
-interface Decoders {
-  latin1Slice(start: number, end: number): string
-  utf8Slice(start: number, end: number): string
-}
-function latin1(b: Buffer, s: number, e: number): string {
-  return (b as unknown as Decoders).latin1Slice(s, e)
-}
-function utf8(b: Buffer, s: number, e: number): string {
-  return (b as unknown as Decoders).utf8Slice(s, e)
-}
-
 /** Past JSON whitespace (space, tab, LF, CR). */
 function skipWs(b: Uint8Array, p: number): number {
   let c = b[p]
@@ -549,136 +444,4 @@ export function packText(text: string): Buffer {
   textScratch[0] = RAW
   bytes.copy(textScratch, 1)
   return textScratch.subarray(0, bytes.length + 1)
-}
-
-const HEX_DIGITS = new Uint8Array(Buffer.from('0123456789abcdef', 'latin1'))
-/** Byte → its two hex digits, low byte first. */
-const HEX_PAIRS = new Uint16Array(256)
-for (let v = 0; v < 256; v++) HEX_PAIRS[v] = (HEX_DIGITS[v >> 4] as number) | ((HEX_DIGITS[v & 15] as number) << 8)
-
-/**
- * Writes the decimal digits of `v` (a safe integer ≥ 0) at `out[o]` and returns the position
- * past them: backwards from the end, since `String(v)` and a write would cost a string per number
- * (bench: a quarter of the time of a user transaction).
- */
-function writeDecimal(out: Uint8Array, o: number, v: number): number {
-  let n = 1
-  for (let x = v; x >= 10; x = Math.floor(x / 10)) n++
-  const end = o + n
-  for (let k = end - 1; k >= o; k--) {
-    const q = Math.floor(v / 10)
-    out[k] = 48 + (v - q * 10)
-    v = q
-  }
-  return end
-}
-
-/** Scratch buffer of the decoders: grows to the longest transaction and stays. */
-let scratch = Buffer.allocUnsafe(1 << 16)
-
-/**
- * The JSON text of the record `src[s, e)` (`packTransaction` or `packText`), byte for byte,
- * decoded from UTF-8. O(bytes).
- */
-export function unpackJson(src: Buffer, s: number, e: number): string {
-  if (src[s] === RAW) return utf8(src, s + 1, e)
-  if (src[e - 1] === NON_ASCII || (e - s) * (LONGEST_ENTRY + 1) > FAST_SCRATCH) return unpackChecked(src, s, src[e - 1] === NON_ASCII ? e - 1 : e)
-  // Every byte from 0x80 up is a dictionary token and the text is ASCII: no string to follow,
-  // room for the worst case (every byte the longest entry) made once.
-  let out = scratch
-  const need = (e - s) * (LONGEST_ENTRY + 1)
-  if (need > out.length) scratch = out = Buffer.allocUnsafe(Math.max(need, out.length * 2))
-  let o = 0
-  let i = s
-  while (i < e) {
-    const c = src[i++] as number
-    if (c >= 128) {
-      const w = ENTRIES[c - 128] as Uint8Array
-      // A key token after a value had its comma dropped.
-      if (w[w.length - 1] === 58 && out[o - 1] !== 123) out[o++] = 44
-      for (let k = 0; k < w.length; k++) out[o++] = w[k] as number
-    } else if (c > DECIMAL) out[o++] = c
-    else if (c === HEX) {
-      const count = ((src[i] as number) & 127) | ((src[i + 1] as number) << 7)
-      i += 2
-      out[o++] = 34
-      out[o++] = 48
-      out[o++] = 120
-      for (let k = count >> 1; k > 0; k--) {
-        const pair = HEX_PAIRS[src[i++] as number] as number
-        out[o++] = pair & 255
-        out[o++] = pair >> 8
-      }
-      if ((count & 1) === 1) out[o++] = HEX_DIGITS[src[i++] as number] as number
-      out[o++] = 34
-    } else {
-      let v = 0
-      let scale = 1
-      for (;;) {
-        const x = src[i++] as number
-        v += (x & 127) * scale
-        if (x < 128) break
-        scale *= 128
-      }
-      out[o++] = 34
-      o = writeDecimal(out, o, v)
-      out[o++] = 34
-    }
-  }
-  return latin1(out, 0, o)
-}
-
-/** `unpackJson` of any packed record `src[s, e)` (its `NON_ASCII` mark cut off): follows strings, checks room per token, decodes UTF-8. */
-function unpackChecked(src: Buffer, s: number, e: number): string {
-  let out = scratch
-  let o = 0
-  let inString = false
-  let i = s
-  while (i < e) {
-    // Room for the next token: a dictionary entry, or a hex string of twice the bytes left.
-    if (o + 2 * (e - i) + LONGEST_ENTRY + 4 > out.length) {
-      const grown = Buffer.allocUnsafe(Math.max(out.length * 2, o + 2 * (e - i) + LONGEST_ENTRY + 4))
-      out.copy(grown, 0, 0, o)
-      scratch = out = grown
-    }
-    const c = src[i++] as number
-    if (inString) {
-      out[o++] = c
-      if (c === 92) out[o++] = src[i++] as number
-      else if (c === 34) inString = false
-    } else if (c === 34) {
-      out[o++] = c
-      inString = true
-    } else if (c >= 128) {
-      const w = ENTRIES[c - 128] as Uint8Array
-      if (w[w.length - 1] === 58 && out[o - 1] !== 123) out[o++] = 44
-      for (let k = 0; k < w.length; k++) out[o++] = w[k] as number
-    } else if (c === HEX) {
-      const count = ((src[i] as number) & 127) | ((src[i + 1] as number) << 7)
-      i += 2
-      out[o++] = 34
-      out[o++] = 48
-      out[o++] = 120
-      for (let k = count >> 1; k > 0; k--) {
-        const pair = HEX_PAIRS[src[i++] as number] as number
-        out[o++] = pair & 255
-        out[o++] = pair >> 8
-      }
-      if ((count & 1) === 1) out[o++] = HEX_DIGITS[src[i++] as number] as number
-      out[o++] = 34
-    } else if (c === DECIMAL) {
-      let v = 0
-      let scale = 1
-      for (;;) {
-        const x = src[i++] as number
-        v += (x & 127) * scale
-        if (x < 128) break
-        scale *= 128
-      }
-      out[o++] = 34
-      o = writeDecimal(out, o, v)
-      out[o++] = 34
-    } else out[o++] = c
-  }
-  return utf8(out, 0, o)
 }

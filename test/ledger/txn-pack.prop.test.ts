@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DICTIONARY, emptyTxnFields, packedEnd, packText, packTransaction, unpackJson, type TxnFields } from '../../src/ledger/txn-pack.js'
+import { DICTIONARY } from '../../src/ledger/txn-code.js'
+import { emptyTxnFields, packedEnd, packText, packTransaction, type TxnFields } from '../../src/ledger/txn-pack.js'
+import { unpackJson } from '../../src/ledger/txn-unpack.js'
 import { fcRuns } from '../budget.js'
 
 const NUM_RUNS = fcRuns()
