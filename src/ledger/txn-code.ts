@@ -72,25 +72,28 @@ export const RAW = 3
  */
 export const NON_ASCII = 4
 
-/** hash of an entry's bytes (h = h·31 + byte, int32) → entry index + 1, open addressing. */
+/**
+ * A cheap hash of the bytes `b[s, e)` of a quoted key with its colon or of a quoted value (at
+ * least 3 bytes): their length and three of their bytes, so a scan need not hash every byte.
+ */
+function slotOf(b: Uint8Array, s: number, e: number): number {
+  return ((e - s) * 31 + (b[s + 1] as number) * 7 + (b[s + 2] as number) * 3 + (b[e - 3] as number)) & (SLOTS - 1)
+}
+
+/** slotOf(entry bytes) → entry index + 1, open addressing. */
 const SLOTS = 1024
-const slotHash = new Int32Array(SLOTS)
 const slotEntry = new Uint8Array(SLOTS)
 ENTRIES.forEach((w, i) => {
-  let h = 0
-  for (const c of w) h = (Math.imul(h, 31) + c) | 0
-  let slot = h & (SLOTS - 1)
+  let slot = slotOf(w, 0, w.length)
   while (slotEntry[slot] !== 0) slot = (slot + 1) & (SLOTS - 1)
-  slotHash[slot] = h
   slotEntry[slot] = i + 1
 })
 
-/** The dictionary entry equal to `b[s, e)` with hash `h` (h = h·31 + byte over its bytes, int32), or -1. */
-export function lookup(b: Uint8Array, s: number, e: number, h: number): number {
-  for (let slot = h & (SLOTS - 1); ; slot = (slot + 1) & (SLOTS - 1)) {
+/** The dictionary entry equal to `b[s, e)` (a quoted key with its colon, or a quoted value), or -1. */
+export function lookup(b: Uint8Array, s: number, e: number): number {
+  for (let slot = slotOf(b, s, e); ; slot = (slot + 1) & (SLOTS - 1)) {
     const entry = (slotEntry[slot] as number) - 1
     if (entry < 0) return -1
-    if (slotHash[slot] !== h) continue
     const w = ENTRIES[entry] as Uint8Array
     if (w.length !== e - s) continue
     let i = 0

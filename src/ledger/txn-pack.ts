@@ -275,21 +275,17 @@ function packKey(b: Buffer, p: number, out: Uint8Array, o: number, d: number, ba
   if (b[p] !== 34) return -1
   const first = b[p + 1] as number
   if (first >= 48 && first <= 57) return -1
-  let h = 34
   let j = p + 1
   for (;;) {
     const c = b[j] as number
     if (c === 34) break
     if (c === 92 || !(c >= 32)) return -1
     if (c >= 128) nonAscii = true
-    h = (Math.imul(h, 31) + c) | 0
     j++
   }
   if (b[j + 1] !== 58) return -1
-  h = (Math.imul(h, 31) + 34) | 0
-  h = (Math.imul(h, 31) + 58) | 0
   const end = j + 2
-  const entry = end - p <= LONGEST_ENTRY ? lookup(b, p, end, h) : -1
+  const entry = end - p <= LONGEST_ENTRY ? lookup(b, p, end) : -1
   lastEntry = entry
   if (entry >= 0) {
     // A dictionary key is seen once per object: one bit of the object's mask.
@@ -303,6 +299,8 @@ function packKey(b: Buffer, p: number, out: Uint8Array, o: number, d: number, ba
   } else {
     // Other keys by hash: equal hashes may be different keys, and keeping such a text raw costs only space.
     if (keyTop - base >= MAX_KEYS) return -1
+    let h = 0
+    for (let k = p + 1; k < j; k++) h = (Math.imul(h, 31) + (b[k] as number)) | 0
     for (let k = base; k < keyTop; k++) if (keyHashes[k] === h) return -1
     keyHashes[keyTop++] = h
     for (let k = p; k < end; k++) out[o++] = b[k] as number
@@ -356,7 +354,6 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
   let w = o
   out[w++] = 34
   let escaped = false
-  let h = 34
   for (;;) {
     const c = b[j] as number
     if (c === 34) break
@@ -381,7 +378,6 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
     } else if (!(c >= 32)) return -1
     else {
       if (c >= 128) nonAscii = true
-      h = (Math.imul(h, 31) + c) | 0
       out[w++] = c
       j++
     }
@@ -414,7 +410,7 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
       }
     }
     if (n + 2 <= LONGEST_ENTRY) {
-      const entry = lookup(b, p, j + 1, (Math.imul(h, 31) + 34) | 0)
+      const entry = lookup(b, p, j + 1)
       if (entry >= 0) {
         if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
         out[o++] = 128 + entry
