@@ -98,7 +98,7 @@ export class MemoryStore implements LedgerStore {
     return store
   }
 
-  /** Bytes the store's packed transactions occupy (arena chunks held), for benchmarks. */
+  /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
   get packedBytes(): number {
     return this.#arena.retainedBytes
   }
