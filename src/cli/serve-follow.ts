@@ -14,7 +14,11 @@ const REFOLLOW_MS = 5000
 
 /** A store without `appendBlocks` (the memory store) as a `BatchAppendStore`: one block at a time, stopping at the first refusal. */
 function batched(store: LedgerStore & { maxBlockTransactions: number }, path: string): BatchAppendStore {
+  const txnJson = store.transactionJsonByVersion?.bind(store)
+  const pageJson = store.accountTransactionsJson?.bind(store)
   return {
+    ...(txnJson === undefined ? {} : { transactionJsonByVersion: txnJson }),
+    ...(pageJson === undefined ? {} : { accountTransactionsJson: pageJson }),
     path,
     maxBlockTransactions: store.maxBlockTransactions,
     ledgerInfo: () => store.ledgerInfo(),

@@ -1,6 +1,6 @@
 import { InvalidDataError } from './errors.js'
-import { readJsonLines } from './json-lines.js'
-import { sourceName, type LineOptions } from './lines.js'
+import { parseJsonLine } from './json-lines.js'
+import { readLineBytes, sourceName, type LineOptions } from './lines.js'
 import type { LedgerStore } from './store.js'
 import type { BlockJson } from './types.js'
 
@@ -8,9 +8,24 @@ import type { BlockJson } from './types.js'
 export type LoadOptions = Pick<LineOptions, 'stdin' | 'maxLineBytes'>
 
 /**
+ * A store that can append a chain file's line from its bytes (the memory store), returning
+ * `false` with nothing changed when it leaves the line to `appendBlock` of the parsed block.
+ */
+export interface JsonLineStore {
+  appendJsonLine(line: Buffer): boolean
+}
+
+function takesJsonLines(store: LedgerStore): store is LedgerStore & JsonLineStore {
+  return typeof (store as Partial<JsonLineStore>).appendJsonLine === 'function'
+}
+
+/**
  * Streams a JSON Lines chain file (one `BlockJson` per line; `-` is standard input) into `store`,
  * appending each block in order. Memory stays flat apart from what the store keeps; a line over
  * `options.maxLineBytes` is refused before it is buffered.
+ *
+ * A store that takes lines as bytes (`JsonLineStore`) gets each line first; a line it leaves is
+ * parsed and given to `appendBlock`, whose error is the one thrown.
  *
  * @returns the number of blocks appended.
  * @throws InvalidDataError naming file, line and field for the first line that is not JSON or
@@ -19,13 +34,17 @@ export type LoadOptions = Pick<LineOptions, 'stdin' | 'maxLineBytes'>
  */
 export async function loadJsonLines(source: string, store: LedgerStore, options: LoadOptions = {}): Promise<number> {
   const file = sourceName(source)
+  const lines = takesJsonLines(store) ? store : undefined
   let appended = 0
-  // The store checks the block as it appends it, so a line is only read as JSON here.
-  for await (const { line, block } of readJsonLines(source, (json, line) => ({ line, block: json as BlockJson }), { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
-    try {
-      await store.appendBlock(block)
-    } catch (error) {
-      throw InvalidDataError.at(file, line, error)
+  for await (const { number, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
+    if (lines === undefined || !lines.appendJsonLine(bytes)) {
+      // The store checks the block as it appends it, so a line is only read as JSON here.
+      const block = parseJsonLine(file, number, bytes.toString('utf8'), (json) => json as BlockJson)
+      try {
+        await store.appendBlock(block)
+      } catch (error) {
+        throw InvalidDataError.at(file, number, error)
+      }
     }
     appended++
   }

@@ -1,11 +1,13 @@
-import { addU64, type U64 } from '../core/u64.js'
-import { parseAddress } from './address.js'
-import { prepareAppend, type LedgerTip } from './append-rules.js'
+import { addU64, u64Distance, type U64 } from '../core/u64.js'
+import { prepareAppend, type LedgerTip, type PreparedBlock } from './append-rules.js'
+import { ByteArena } from './byte-arena.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { loadJsonLines, type LoadOptions } from './load.js'
+import { packBlockLine } from './pack-line.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
-import type { BlockJson, TransactionJson, UserTransactionJson } from './types.js'
-import { u64Distance } from '../core/u64.js'
+import { packText } from './txn-pack.js'
+import { unpackJson } from './txn-unpack.js'
+import type { BlockJson, TransactionJson } from './types.js'
 
 /** Options of a ledger store. */
 export interface StoreOptions {
@@ -18,48 +20,69 @@ export interface StoreOptions {
 /** Default chain id: 4, what a local Aptos testnet reports. */
 export const DEFAULT_CHAIN_ID = 4
 
-interface BlockRecord {
-  block_height: U64
-  block_hash: string
-  block_timestamp: U64
-  first_version: U64
-  last_version: U64
-  epoch: U64
-}
-
 /**
- * An account's sequence-number transactions. Invariant: `txns[i]` has sequence number
- * `firstSeq + i`, and `txns[0..head)` have been pruned.
+ * An account's sequence-number transactions, by the index of each in the store's transaction
+ * list (`#txnAt`). Invariant: `txns[i]` has sequence number `firstSeq + i`, and `txns[0..head)`
+ * have been pruned. An account with one transaction holds the bare index (most senders of a
+ * chain file send once or twice, and an array costs ten times the number).
  */
 interface AccountRecord {
-  txns: TransactionJson[]
+  txns: number[] | number
   head: number
   firstSeq: U64
   next: U64
 }
 
-/** Below this many dead slots at the front, a queue is not compacted (keeps pruning amortised O(1)). */
+/** Below this many dead slots at the front, a list is not compacted (keeps pruning amortised O(1)). */
 const COMPACT_MIN = 1024
+
+/** `0x` + 64 lowercase hex digits: a block hash kept as 32 bytes. */
+const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
 
 /**
  * The in-memory ledger: the embedded default, loaded from JSON Lines. Every read is O(1) apart
- * from copying out the page asked for.
+ * from writing out the transactions asked for.
  *
- * Blocks and transactions sit in arrays in height/version order, so a height or version is an
- * offset from the oldest retained one; pruning advances a head index and compacts when half the
- * array is dead. The store keeps the appended objects and hands them out: treat them as
- * read-only.
+ * Transactions are kept as the JSON text `JSON.stringify` writes of them, packed by
+ * `txn-code.ts` (hex as bytes, keys and common values as one byte) into a chunked `ByteArena`,
+ * not as objects: a chain takes well under half of its JSON Lines size in memory (README,
+ * Benchmarks). `transactionJsonByVersion` and `accountTransactionsJson` unpack that text, which
+ * is what the API sends, without building objects; `transactionByVersion` and the other object
+ * reads parse it, so each answer is a fresh object, `JSON.parse(JSON.stringify(txn))` of the
+ * transaction appended. A chain file loaded by `fromJsonLines` has each line's transactions
+ * packed straight from its bytes (`appendJsonLine`); any line that way does not take is parsed
+ * and appended as any block, which words every error.
+ *
+ * Blocks and transactions sit in parallel arrays in height/version order, so a height or version
+ * is an offset from the oldest retained one; pruning advances a head index, compacts when half
+ * the arrays are dead and releases the arena's chunks before the oldest retained transaction.
  *
  * @example
  * const store = await MemoryStore.fromJsonLines('data/chain.jsonl')
- * store.transactionByVersion(42)
+ * store.transactionJsonByVersion(42) // '{"version":"42",…}'
  */
 export class MemoryStore implements LedgerStore {
   readonly chainId: number
   readonly maxBlockTransactions: number
-  #blocks: BlockRecord[] = []
+  // Blocks, one entry per retained block from #blockHead on (older entries are dead until compacted).
+  #heights: U64[] = []
+  #firstVersions: U64[] = []
+  #lastVersions: U64[] = []
+  #timestamps: U64[] = []
+  #epochs: U64[] = []
+  /** 32 bytes per block of each canonical hash; `#oddHashes` holds the others by block index. */
+  #hashBytes = Buffer.alloc(32 * 1024)
+  #oddHashes = new Map<number, string>()
+  /** Block index of `#heights[0]` since the store began, so indices survive compaction. */
+  #blockBase = 0
   #blockHead = 0
-  #txns: TransactionJson[] = []
+  // Transactions: address and length of each packed text in the arena, and its account (for pruning).
+  #arena = new ByteArena()
+  #txnAddress: number[] = []
+  #txnLength: number[] = []
+  #txnAccount: (AccountRecord | null)[] = []
+  /** Index of `#txnAddress[0]` since the store began. */
+  #txnBase = 0
   #txnHead = 0
   #accounts = new Map<string, AccountRecord>()
 
@@ -75,36 +98,56 @@ export class MemoryStore implements LedgerStore {
     return store
   }
 
+  /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
+  get packedBytes(): number {
+    return this.#arena.retainedBytes
+  }
+
   ledgerInfo(): LedgerInfo | null {
-    const newest = this.#blocks[this.#blocks.length - 1]
-    const oldest = this.#blocks[this.#blockHead]
-    if (newest === undefined || oldest === undefined) return null
+    const newest = this.#heights.length - 1
+    const oldest = this.#blockHead
+    if (newest < oldest) return null
     return {
       chain_id: this.chainId,
-      epoch: newest.epoch,
-      ledger_version: newest.last_version,
-      oldest_ledger_version: oldest.first_version,
-      ledger_timestamp_usec: newest.block_timestamp,
-      block_height: newest.block_height,
-      oldest_block_height: oldest.block_height,
+      epoch: this.#epochs[newest] as U64,
+      ledger_version: this.#lastVersions[newest] as U64,
+      oldest_ledger_version: this.#firstVersions[oldest] as U64,
+      ledger_timestamp_usec: this.#timestamps[newest] as U64,
+      block_height: this.#heights[newest] as U64,
+      oldest_block_height: this.#heights[oldest] as U64,
     }
   }
 
   transactionByVersion(version: U64): TransactionJson | null {
-    const oldest = this.#blocks[this.#blockHead]
+    const json = this.transactionJsonByVersion(version)
+    return json === null ? null : (JSON.parse(json) as TransactionJson)
+  }
+
+  /** `JSON.stringify(transactionByVersion(version))`, or `null`, written out without building the object. */
+  transactionJsonByVersion(version: U64): string | null {
+    const oldest = this.#firstVersions[this.#blockHead]
     if (oldest === undefined) return null
-    const offset = u64Distance(oldest.first_version, version)
-    if (!(offset >= 0 && offset < this.#txns.length - this.#txnHead)) return null
-    return this.#txns[this.#txnHead + offset] ?? null
+    const offset = u64Distance(oldest, version)
+    if (!(offset >= 0 && offset < this.#txnAddress.length - this.#txnHead)) return null
+    return this.#json(this.#txnHead + offset)
   }
 
   accountTransactions(address: string, start: U64, limit: number): TransactionJson[] {
+    return this.accountTransactionsJson(address, start, limit).map((json) => JSON.parse(json) as TransactionJson)
+  }
+
+  /** `accountTransactions(…)` with each transaction as `JSON.stringify` writes it, written out without building objects. */
+  accountTransactionsJson(address: string, start: U64, limit: number): string[] {
     const account = this.#accounts.get(address)
     if (account === undefined) return []
+    const txns = account.txns
+    const count = typeof txns === 'number' ? 1 : txns.length
     const from = u64Distance(account.firstSeq, start)
     const begin = Math.max(from, account.head)
-    const end = Math.min(from + limit, account.txns.length)
-    return begin < end ? account.txns.slice(begin, end) : []
+    const end = Math.min(from + limit, count)
+    const page: string[] = []
+    for (let i = begin; i < end; i++) page.push(this.#json((typeof txns === 'number' ? txns : (txns[i] as number)) - this.#txnBase))
+    return page
   }
 
   accountSequenceNumber(address: string): U64 {
@@ -112,50 +155,142 @@ export class MemoryStore implements LedgerStore {
   }
 
   blockByHeight(height: U64, withTransactions: boolean): BlockJson | null {
-    const oldest = this.#blocks[this.#blockHead]
+    const oldest = this.#heights[this.#blockHead]
     if (oldest === undefined) return null
-    const offset = u64Distance(oldest.block_height, height)
-    if (!(offset >= 0 && offset < this.#blocks.length - this.#blockHead)) return null
-    const b = this.#blocks[this.#blockHead + offset] as BlockRecord
+    const offset = u64Distance(oldest, height)
+    if (!(offset >= 0 && offset < this.#heights.length - this.#blockHead)) return null
+    const i = this.#blockHead + offset
+    const first = this.#firstVersions[i] as U64
+    const last = this.#lastVersions[i] as U64
     const header = {
-      block_height: String(b.block_height),
-      block_hash: b.block_hash,
-      block_timestamp: String(b.block_timestamp),
-      first_version: String(b.first_version),
-      last_version: String(b.last_version),
+      block_height: String(this.#heights[i]),
+      block_hash: this.#hashOf(i),
+      block_timestamp: String(this.#timestamps[i]),
+      first_version: String(first),
+      last_version: String(last),
     }
     // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
     if (!withTransactions) return header as BlockJson
-    const begin = this.#txnHead + u64Distance(oldest.first_version, b.first_version)
-    return { ...header, transactions: this.#txns.slice(begin, begin + u64Distance(b.first_version, b.last_version) + 1) }
+    const begin = this.#txnHead + u64Distance(this.#firstVersions[this.#blockHead] as U64, first)
+    const transactions: TransactionJson[] = []
+    for (let t = begin, n = u64Distance(first, last); t <= begin + n; t++) transactions.push(JSON.parse(this.#json(t)) as TransactionJson)
+    return { ...header, transactions }
   }
 
   /**
    * Appends the next block after checking every append rule (see `prepareAppend`); nothing
-   * changes when it throws.
+   * changes when it throws. The transactions are kept as `JSON.stringify` writes them, so one
+   * that it cannot write (a bigint) refuses the block.
    */
   appendBlock(block: BlockJson): void {
-    const newest = this.#blocks[this.#blocks.length - 1]
-    const tip: LedgerTip | null = newest ?? null
-    const prepared = prepareAppend(block, tip, (address) => this.#accounts.get(address)?.next, this.maxBlockTransactions)
+    const prepared = this.#prepare(block)
+    // Every record is made before anything is written, so a throw leaves the store as it was.
+    const records = prepared.transactions.map((txn) => Buffer.from(packText(JSON.stringify(txn))))
+    const ends: number[] = []
+    let end = 0
+    for (const r of records) ends.push((end += r.length))
+    this.#commit(prepared, Buffer.concat(records), ends)
+  }
+
+  /**
+   * Appends the block of one line of a chain file (UTF-8 bytes, no newline) if it can be read
+   * without parsing (`packBlockLine`) and passes every append rule; returns `false`, with nothing
+   * changed, when it cannot or does not, and the caller parses the line and calls `appendBlock`,
+   * which appends it or throws the error worded for it. What `fromJsonLines` loads a file with.
+   */
+  appendJsonLine(line: Buffer): boolean {
+    const read = packBlockLine(line)
+    if (read === undefined) return false
+    let prepared: PreparedBlock
+    try {
+      prepared = this.#prepare(read.skeleton)
+    } catch {
+      return false
+    }
+    this.#commit(prepared, read.packed, read.ends)
+    return true
+  }
+
+  #prepare(block: BlockJson): PreparedBlock {
+    const newest = this.#heights.length - 1
+    const tip: LedgerTip | null =
+      newest < this.#blockHead ? null : { block_height: this.#heights[newest] as U64, last_version: this.#lastVersions[newest] as U64 }
+    return prepareAppend(block, tip, (address) => this.#accounts.get(address)?.next, this.maxBlockTransactions)
+  }
+
+  /**
+   * Writes a prepared block whose transactions' records lie back to back in `packed`, record `i`
+   * ending at `ends[i]`; only pushes and copies, so nothing can throw half-way.
+   */
+  #commit(prepared: PreparedBlock, packed: Buffer, ends: readonly number[]): void {
     const { parsed } = prepared
-    // Everything below only pushes; nothing can throw half-way.
-    this.#blocks.push({
-      block_height: parsed.block_height,
-      block_hash: prepared.block_hash,
-      block_timestamp: prepared.block_timestamp,
-      first_version: parsed.first_version,
-      last_version: parsed.last_version,
-      epoch: parsed.epoch,
-    })
-    for (const txn of prepared.transactions) this.#txns.push(txn)
+    const index = this.#blockBase + this.#heights.length
+    this.#heights.push(parsed.block_height)
+    this.#firstVersions.push(parsed.first_version)
+    this.#lastVersions.push(parsed.last_version)
+    this.#timestamps.push(prepared.block_timestamp)
+    this.#epochs.push(parsed.epoch)
+    this.#putHash(index, prepared.block_hash)
+    const arena = this.#arena
+    const firstTxn = this.#txnBase + this.#txnAddress.length
+    const count = prepared.transactions.length
+    const total = count === 0 ? 0 : (ends[count - 1] as number)
+    if (arena.offset + total <= arena.chunk.length) {
+      // The common case: the block fits the chunk being filled, so one copy writes it.
+      const base = arena.reserve(total)
+      packed.copy(arena.chunk, arena.offset, 0, total)
+      arena.commit(arena.offset + total)
+      for (let i = 0; i < count; i++) {
+        const s = i === 0 ? 0 : (ends[i - 1] as number)
+        this.#txnAddress.push(base + s)
+        this.#txnLength.push((ends[i] as number) - s)
+        this.#txnAccount.push(null)
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        const s = i === 0 ? 0 : (ends[i - 1] as number)
+        const n = (ends[i] as number) - s
+        const address = arena.reserve(n)
+        packed.copy(arena.chunk, arena.offset, s, s + n)
+        arena.commit(arena.offset + n)
+        this.#txnAddress.push(address)
+        this.#txnLength.push(n)
+        this.#txnAccount.push(null)
+      }
+    }
     for (const e of prepared.entries) {
-      const txn = prepared.transactions[e.index] as TransactionJson
-      const account = this.#accounts.get(e.address)
-      if (account === undefined) this.#accounts.set(e.address, { txns: [txn], head: 0, firstSeq: e.sequence_number, next: 0 })
+      const txn = firstTxn + e.index
+      let account = this.#accounts.get(e.address)
+      if (account === undefined) {
+        account = { txns: txn, head: 0, firstSeq: e.sequence_number, next: 0 }
+        this.#accounts.set(e.address, account)
+      } else if (typeof account.txns === 'number') account.txns = [account.txns, txn]
       else account.txns.push(txn)
+      this.#txnAccount[txn - this.#txnBase] = account
     }
     for (const [address, next] of prepared.nextSequenceNumbers) (this.#accounts.get(address) as AccountRecord).next = next
+  }
+
+  /** The JSON text of the transaction at position `t` of the transaction arrays. */
+  #json(t: number): string {
+    const address = this.#txnAddress[t] as number
+    const start = address % this.#arena.chunkBytes
+    return unpackJson(this.#arena.chunkOf(address), start, start + (this.#txnLength[t] as number))
+  }
+
+  #putHash(index: number, hash: string): void {
+    const at = (index - this.#blockBase) * 32
+    if (at + 32 > this.#hashBytes.length) {
+      const grown = Buffer.alloc(Math.max(this.#hashBytes.length * 2, at + 32))
+      this.#hashBytes.copy(grown)
+      this.#hashBytes = grown
+    }
+    if (CANONICAL_HASH.test(hash)) this.#hashBytes.write(hash.slice(2), at, 'hex')
+    else this.#oddHashes.set(index, hash)
+  }
+
+  #hashOf(i: number): string {
+    return this.#oddHashes.get(this.#blockBase + i) ?? `0x${this.#hashBytes.toString('hex', i * 32, i * 32 + 32)}`
   }
 
   /**
@@ -163,39 +298,44 @@ export class MemoryStore implements LedgerStore {
    * always kept, so the ledger info and the continuity rule survive any prune. O(pruned txns).
    */
   pruneBelow(version: U64): void {
-    const last = this.#blocks.length - 1
+    const last = this.#heights.length - 1
     while (this.#blockHead < last) {
-      const b = this.#blocks[this.#blockHead] as BlockRecord
-      if (!(b.last_version < version)) break
-      const count = u64Distance(b.first_version, b.last_version) + 1
-      for (let i = 0; i < count; i++) {
-        const txn = this.#txns[this.#txnHead + i] as TransactionJson
-        if (txn.type !== 'user_transaction' || isOrderless(txn)) continue
+      const i = this.#blockHead
+      if (!((this.#lastVersions[i] as U64) < version)) break
+      const count = u64Distance(this.#firstVersions[i] as U64, this.#lastVersions[i] as U64) + 1
+      for (let k = 0; k < count; k++) {
+        const account = this.#txnAccount[this.#txnHead + k]
+        if (account === null || account === undefined) continue
         // Accounts' lists are in version order, so the pruned txn is the front of its list.
-        const account = this.#accounts.get(parseAddress(txn.sender) as string) as AccountRecord
         account.head++
-        if (account.head >= COMPACT_MIN && account.head * 2 > account.txns.length) {
+        if (typeof account.txns !== 'number' && account.head >= COMPACT_MIN && account.head * 2 > account.txns.length) {
           account.txns.splice(0, account.head)
           account.firstSeq = addU64(account.firstSeq, account.head) as U64
           account.head = 0
         }
       }
+      this.#oddHashes.delete(this.#blockBase + i)
       this.#txnHead += count
       this.#blockHead++
     }
-    if (this.#blockHead >= COMPACT_MIN && this.#blockHead * 2 > this.#blocks.length) {
-      this.#blocks.splice(0, this.#blockHead)
+    const kept = this.#txnAddress[this.#txnHead]
+    if (kept !== undefined) this.#arena.releaseBefore(kept)
+    if (this.#blockHead >= COMPACT_MIN && this.#blockHead * 2 > this.#heights.length) {
+      const dead = this.#blockHead
+      for (const list of [this.#heights, this.#firstVersions, this.#lastVersions, this.#timestamps, this.#epochs]) list.splice(0, dead)
+      this.#hashBytes.copy(this.#hashBytes, 0, dead * 32, this.#heights.length * 32 + dead * 32)
+      this.#blockBase += dead
       this.#blockHead = 0
     }
-    if (this.#txnHead >= COMPACT_MIN && this.#txnHead * 2 > this.#txns.length) {
-      this.#txns.splice(0, this.#txnHead)
+    if (this.#txnHead >= COMPACT_MIN && this.#txnHead * 2 > this.#txnAddress.length) {
+      const dead = this.#txnHead
+      this.#txnAddress.splice(0, dead)
+      this.#txnLength.splice(0, dead)
+      this.#txnAccount.splice(0, dead)
+      this.#txnBase += dead
       this.#txnHead = 0
     }
   }
 
   close(): void {}
-}
-
-function isOrderless(txn: UserTransactionJson): boolean {
-  return txn.replay_protection_nonce !== undefined && txn.replay_protection_nonce !== null
 }

@@ -35,6 +35,13 @@ export interface LedgerStore {
    * `[start, start + limit)`, ascending; orderless transactions are never included.
    */
   accountTransactions(address: string, start: U64, limit: number): MaybePromise<TransactionJson[]>
+  /**
+   * Optional: `JSON.stringify(transactionByVersion(version))` (or `null`) as the store can write
+   * it without building the object — the text the API sends. Same key order and escapes.
+   */
+  transactionJsonByVersion?(version: U64): MaybePromise<string | null>
+  /** Optional: `accountTransactions(…)` with each transaction as `JSON.stringify` writes it (see `transactionJsonByVersion`). */
+  accountTransactionsJson?(address: string, start: U64, limit: number): MaybePromise<string[]>
   /** Next sequence number of `address` (count of its committed sequence-number txns); 0 if unknown. */
   accountSequenceNumber(address: string): MaybePromise<U64>
   /** The block at `height` with or without its transactions, or `null` if not retained. */
@@ -48,14 +55,6 @@ export interface LedgerStore {
   /** Drops whole blocks whose last version is below `version`. */
   pruneBelow(version: U64): MaybePromise<void>
   close(): MaybePromise<void>
-  /**
-   * Optional: `transactionByVersion` as JSON text, exactly `JSON.stringify` of that answer (key
-   * order, escapes), for a store that keeps the text and can spare the API a parse and a
-   * stringify. `null` where `transactionByVersion` is `null`.
-   */
-  transactionJsonByVersion?(version: U64): MaybePromise<string | null>
-  /** Optional: `accountTransactions` as JSON texts, each exactly `JSON.stringify` of that answer's item. */
-  accountTransactionsJson?(address: string, start: U64, limit: number): MaybePromise<string[]>
 }
 
 /**

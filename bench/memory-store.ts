@@ -1,0 +1,272 @@
+/**
+ * Memory store benchmark (issue 12), this checkout against the baseline commit's store in the
+ * same run: the baseline's `src` is extracted with `git archive` into bench/.baseline/ (git
+ * ignored), and both sides run the same harness (bench/memory-store-child.ts) in alternating
+ * fresh child processes, so each figure has its own heap and each round's ratio shares the
+ * machine's momentary load. Medians over rounds.
+ *
+ * 1. Startup: MB/s of `MemoryStore.fromJsonLines` in a fresh process (file size / load time,
+ *    wall and CPU). Target >= 100 MB/s.
+ * 2. Memory: RSS after the load and a full GC, minus the RSS of the same process just before the
+ *    load (modules imported, an empty store, a full GC: an empty server), as a multiple of the
+ *    file size. Target <= 0.5x. Beside it, what the store retains (live heap growth plus its
+ *    packed bytes), and how much V8's young generation grew during the load: V8 sizes it by how
+ *    much survives its scavenges, keeps it after the load, and a store cannot give it back.
+ * 3. Reads: requests/s and server CPU per request of `GET /v1/transactions/by_version/{v}` and
+ *    `GET /v1/accounts/{a}/transactions` (latest page) against both stores over the sample
+ *    chain, each server in its own child as `serve` runs it, autocannon on 127.0.0.1; runs
+ *    alternate between the two servers. Target: at least as fast as the baseline (>= 1.0x).
+ *
+ * Fixtures: data/chain.jsonl and `chainLines({ blocks: 20000, seed: 7, scenario: 'mixed' })`
+ * (~154 MB), generated once into the OS temp directory.
+ *
+ *   npx tsx bench/memory-store.ts [--rounds 3] [--duration 4] [--connections 20] [--quick] [--only reads|loads]
+ *
+ * `--quick`: the sample chain only, one round. Prints markdown tables; writes
+ * bench/results/memory-store.json.
+ */
+import autocannon from 'autocannon'
+import { execFileSync, execSync, fork, type ChildProcess } from 'node:child_process'
+import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { parseAddress } from '../src/ledger/address.js'
+import type { BlockJson } from '../src/ledger/types.js'
+import { chainLines } from '../src/sim/index.js'
+import { createRng } from '../src/sim/prng.js'
+
+/** main before the compact store: the object-graph MemoryStore and the routes that stringify. */
+export const BASELINE_COMMIT = '1661a35'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '20' },
+    quick: { type: 'boolean', default: false },
+    /** `reads` or `loads`: only that part (the other's table is left empty). */
+    only: { type: 'string' },
+  },
+})
+const ROUNDS = values.quick ? 1 : Number(values.rounds)
+const DURATION = Number(values.duration)
+const CONNECTIONS = Number(values.connections)
+const CHILD = join(ROOT, 'bench', 'memory-store-child.ts')
+
+/** The baseline's `src` directory, extracted once; null when git cannot give it. */
+function baselineSrc(): string | null {
+  const dir = join(ROOT, 'bench', '.baseline', BASELINE_COMMIT)
+  if (existsSync(join(dir, 'src', 'ledger', 'memory-store.ts'))) return join(dir, 'src')
+  try {
+    mkdirSync(dir, { recursive: true })
+    execSync(`git archive ${BASELINE_COMMIT} src | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
+    return join(dir, 'src')
+  } catch (error) {
+    console.error(`no baseline ${BASELINE_COMMIT} (${(error as Error).message.split('\n')[0]}); measuring this checkout only`)
+    return null
+  }
+}
+
+/** A generated chain file in the temp directory, written once. */
+async function generated(blocks: number, seed: number): Promise<string> {
+  const file = join(tmpdir(), `ledger-gas-bench-mem-mixed-${blocks}-${seed}.jsonl`)
+  if (existsSync(file)) return file
+  const part = `${file}.${process.pid}.part`
+  const out = createWriteStream(part)
+  for (const line of chainLines({ blocks, seed, scenario: 'mixed' })) if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()))
+  await new Promise<void>((r) => out.end(() => r()))
+  renameSync(part, file)
+  return file
+}
+
+type LoadRun = Record<string, number>
+
+function loadChild(src: string, file: string): LoadRun {
+  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file]
+  const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })
+  return JSON.parse(out.trim().split('\n').pop() as string) as LoadRun
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length === 0 ? NaN : s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
+}
+
+interface Server {
+  url: string
+  child: ChildProcess
+}
+
+async function startServer(src: string, file: string): Promise<Server> {
+  const child = fork(CHILD, ['serve', src, file], { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { url: string }).url))
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
+  })
+  return { url, child }
+}
+
+async function cpuOf(s: Server): Promise<number> {
+  const reply = new Promise<number>((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
+        s.child.off('message', on)
+        resolve((m as { cpu_us: number }).cpu_us)
+      }
+    }
+    s.child.on('message', on)
+  })
+  s.child.send('cpu')
+  return reply
+}
+
+async function stopServer(s: Server): Promise<void> {
+  const exited = new Promise((r) => s.child.once('exit', r))
+  s.child.send('stop')
+  await exited
+}
+
+interface HttpRun {
+  requests_per_sec: number
+  server_cpu_us_per_request: number
+  non_2xx: number
+  errors: number
+}
+
+/** One bounded autocannon run after a 1 s warm-up, cycling through `paths`. */
+async function hit(s: Server, paths: readonly string[]): Promise<HttpRun> {
+  let i = 0
+  const run = (duration: number) =>
+    autocannon({ url: s.url, connections: CONNECTIONS, duration, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }] })
+  await run(1)
+  const cpu0 = await cpuOf(s)
+  const r = await run(DURATION)
+  const cpu1 = await cpuOf(s)
+  return { requests_per_sec: r.requests.average, server_cpu_us_per_request: (cpu1 - cpu0) / Math.max(1, r.requests.total), non_2xx: r.non2xx, errors: r.errors }
+}
+
+/** Request paths from the chain, seeded: retained versions, and senders weighted by activity. */
+function requestPaths(file: string): { byVersion: string[]; listing: string[] } {
+  const g = createRng(42)
+  const blocks = readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as BlockJson)
+  const first = Number(blocks[0]?.first_version)
+  const last = Number(blocks[blocks.length - 1]?.last_version)
+  const senders: string[] = []
+  for (const b of blocks) for (const t of b.transactions) if (t.type === 'user_transaction' && (t.replay_protection_nonce ?? null) === null) senders.push(parseAddress(t.sender) as string)
+  return {
+    byVersion: Array.from({ length: 4096 }, () => `/v1/transactions/by_version/${first + Math.floor(g.float() * (last - first + 1))}`),
+    listing: Array.from({ length: 4096 }, () => `/v1/accounts/${senders[Math.floor(g.float() * senders.length)]}/transactions`),
+  }
+}
+
+async function main(): Promise<void> {
+  const base = baselineSrc()
+  const here = join(ROOT, 'src')
+  const sample = join(ROOT, 'data', 'chain.jsonl')
+  const fixtures = [sample, ...(values.quick || values.only === 'reads' ? [] : [await generated(20_000, 7)])]
+  console.error(`memory-store bench: baseline ${base === null ? 'none' : BASELINE_COMMIT}, ${ROUNDS} round(s), ${cpus().length} CPUs`)
+
+  const loads: Record<string, unknown>[] = []
+  for (const file of values.only === 'reads' ? [] : fixtures) {
+    const bytes = statSync(file).size
+    {
+      const runs: { before: LoadRun[]; after: LoadRun[] } = { before: [], after: [] }
+      for (let r = 0; r < ROUNDS; r++) {
+        // Alternate which side goes first, so a drift of the machine's load hits both alike.
+        const sides = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const)
+        for (const side of sides) {
+          if (side === 'before' && base === null) continue
+          runs[side].push(loadChild(side === 'before' ? (base as string) : here, file))
+        }
+      }
+      const summary = (xs: LoadRun[]) =>
+        xs.length === 0
+          ? null
+          : {
+              mb_per_s_wall: median(xs.map((x) => bytes / 1e3 / (x.wall_ms as number))),
+              mb_per_s_cpu: median(xs.map((x) => bytes / 1e3 / (x.cpu_ms as number))),
+              rss_x: median(xs.map((x) => (x.rss_growth_bytes as number) / bytes)),
+              rss_less_young_x: median(xs.map((x) => ((x.rss_growth_bytes as number) - (x.new_space_growth_bytes as number)) / bytes)),
+              retained_x: median(xs.map((x) => (x.retained_bytes as number) / bytes)),
+              young_generation_growth_mb: median(xs.map((x) => (x.new_space_growth_bytes as number) / 1e6)),
+            }
+      const speedRatios = runs.before.map((b, k) => (b.wall_ms as number) / ((runs.after[k] as LoadRun).wall_ms as number))
+      loads.push({ file, bytes, before: summary(runs.before), after: summary(runs.after), speed_ratio_wall: median(speedRatios), runs })
+      console.error(`  load ${file.split('/').pop()} done`)
+    }
+  }
+
+  const reads: Record<string, unknown>[] = []
+  if (values.only !== 'loads') await measureReads(base, here, sample, reads)
+  report(base, loads, reads)
+}
+
+async function measureReads(base: string | null, here: string, sample: string, reads: Record<string, unknown>[]): Promise<void> {
+  const paths = requestPaths(sample)
+  const after = await startServer(here, sample)
+  const before = base === null ? null : await startServer(base, sample)
+  try {
+    for (const [name, list] of [
+      ['GET /v1/transactions/by_version/{v}', paths.byVersion],
+      ['GET /v1/accounts/{a}/transactions', paths.listing],
+    ] as const) {
+      const runs: { before: HttpRun[]; after: HttpRun[] } = { before: [], after: [] }
+      for (let r = 0; r < ROUNDS; r++) {
+        const order = r % 2 === 0 ? [before, after] : [after, before]
+        for (const s of order) if (s !== null) runs[s === after ? 'after' : 'before'].push(await hit(s, list))
+      }
+      const summary = (xs: HttpRun[]) =>
+        xs.length === 0
+          ? null
+          : {
+              requests_per_sec: median(xs.map((x) => x.requests_per_sec)),
+              server_cpu_us_per_request: median(xs.map((x) => x.server_cpu_us_per_request)),
+              non_2xx: xs.reduce((s, x) => s + x.non_2xx, 0),
+              errors: xs.reduce((s, x) => s + x.errors, 0),
+            }
+      const ratios = runs.before.map((b, k) => (runs.after[k] as HttpRun).requests_per_sec / b.requests_per_sec)
+      const cpuRatios = runs.before.map((b, k) => b.server_cpu_us_per_request / (runs.after[k] as HttpRun).server_cpu_us_per_request)
+      reads.push({ case: name, before: summary(runs.before), after: summary(runs.after), ratio: median(ratios), round_ratios: ratios, cpu_ratio: median(cpuRatios), runs })
+      console.error(`  ${name}: ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}`)
+    }
+  } finally {
+    await stopServer(after)
+    if (before !== null) await stopServer(before)
+  }
+}
+
+function report(base: string | null, loads: Record<string, unknown>[], reads: Record<string, unknown>[]): void {
+  const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(0))
+  const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(2))
+  type Side = { mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number } | null
+  console.log(`\nBaseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} round(s), medians; fresh process per load.\n`)
+  console.log('| chain | MB | startup MB/s wall (CPU), before → after | RSS growth / file, before → after | the same less the young generation\'s growth | retained / file, before → after | young gen growth MB, before → after |')
+  console.log('|---|---:|---|---|---|---|---|')
+  for (const l of loads as { file: string; bytes: number; before: Side; after: Side }[]) {
+    console.log(
+      `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${f0(l.before?.mb_per_s_wall)} (${f0(l.before?.mb_per_s_cpu)}) → ${f0(l.after?.mb_per_s_wall)} (${f0(l.after?.mb_per_s_cpu)}) | ${f2(l.before?.rss_x)}x → ${f2(l.after?.rss_x)}x | ${f2(l.before?.rss_less_young_x)}x → ${f2(l.after?.rss_less_young_x)}x | ${f2(l.before?.retained_x)}x → ${f2(l.after?.retained_x)}x | ${f0(l.before?.young_generation_growth_mb)} → ${f0(l.after?.young_generation_growth_mb)} |`,
+    )
+  }
+  console.log('\n| case (sample chain) | req/s before → after | server CPU µs/req before → after | after/before req/s (median of rounds) | by CPU | non-2xx |')
+  console.log('|---|---|---|---:|---:|---:|')
+  type HttpSide = { requests_per_sec: number; server_cpu_us_per_request: number; non_2xx: number } | null
+  for (const r of reads as { case: string; before: HttpSide; after: HttpSide; ratio: number; round_ratios: number[]; cpu_ratio: number }[]) {
+    console.log(
+      `| ${r.case} | ${f0(r.before?.requests_per_sec)} → ${f0(r.after?.requests_per_sec)} | ${f0(r.before?.server_cpu_us_per_request)} → ${f0(r.after?.server_cpu_us_per_request)} | ${f2(r.ratio)}x (${r.round_ratios.map((x) => x.toFixed(2)).join(', ')}) | ${f2(r.cpu_ratio)}x | ${(r.before?.non_2xx ?? 0) + (r.after?.non_2xx ?? 0)} |`,
+    )
+  }
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
+  writeFileSync(
+    join(ROOT, 'bench', 'results', 'memory-store.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, baseline: base === null ? null : BASELINE_COMMIT, rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, loads, reads }, null, 2)}\n`,
+  )
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

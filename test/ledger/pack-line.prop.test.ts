@@ -1,0 +1,68 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { checkBlock } from '../../src/ledger/append-rules.js'
+import { packBlockLine } from '../../src/ledger/pack-line.js'
+import { unpackJson } from '../../src/ledger/txn-unpack.js'
+import type { BlockJson } from '../../src/ledger/types.js'
+import { ChainBuilder } from '../helpers/chain-builder.js'
+import { fcRuns } from '../budget.js'
+
+const NUM_RUNS = fcRuns()
+
+function outcome(fn: () => unknown): string {
+  try {
+    fn()
+    return 'ok'
+  } catch (error) {
+    return `${(error as Error).name}: ${(error as Error).message}`
+  }
+}
+
+/** A change to a valid block's JSON: what a chain file from elsewhere, or a broken one, may hold. */
+const edit = fc.oneof(
+  fc.record({ kind: fc.constant('set' as const), txn: fc.nat(), key: fc.constantFrom('type', 'version', 'sender', 'sequence_number', 'gas_used', 'gas_unit_price', 'epoch', 'replay_protection_nonce', 'payload', 'block_end_info', 'extra', 'changes'), value: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({ kind: fc.constant('root' as const), key: fc.constantFrom('block_height', 'block_hash', 'block_timestamp', 'first_version', 'last_version', 'transactions', 'other'), value: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({ kind: fc.constant('text' as const), from: fc.constantFrom('":"', '","', '":{', '},{', '"0x', 'true', '1', 'a'), to: fc.constantFrom('": "', '" , "', '"\\u003a"', '":1.0,"', '\\/', '"x":1,"x":2,"', '\u00e9', '\\u0041', '\\"', '\n') }),
+  fc.record({ kind: fc.constant('byte' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+)
+
+describe('packBlockLine', () => {
+  it('whenever it reads a line: JSON.parse accepts it, checkBlock answers alike on the skeleton and the parsed block, and each record unpacks to JSON.stringify of the parsed transaction', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ sender: fc.integer({ min: 1, max: 3 }) }), { maxLength: 4 }), fc.array(edit, { maxLength: 3 }), (users, edits) => {
+        const block = new ChainBuilder({ height: 5, version: 30 }).block({ users }) as unknown as Record<string, unknown>
+        let bytes = Buffer.from(JSON.stringify(block))
+        for (const e of edits) {
+          if (e.kind === 'set') {
+            const txns = block.transactions
+            const txn: unknown = Array.isArray(txns) && txns.length > 0 ? txns[e.txn % txns.length] : undefined
+            if (typeof txn === 'object' && txn !== null) (txn as Record<string, unknown>)[e.key] = e.value
+            bytes = Buffer.from(JSON.stringify(block))
+          } else if (e.kind === 'root') {
+            block[e.key] = e.value
+            bytes = Buffer.from(JSON.stringify(block))
+          } else if (e.kind === 'text') bytes = Buffer.from(bytes.toString('utf8').replace(e.from, e.to))
+          else bytes[e.at % bytes.length] = e.byte
+        }
+        const read = packBlockLine(bytes)
+        if (read === undefined) return
+        const parsed = JSON.parse(bytes.toString('utf8')) as BlockJson
+        expect(outcome(() => checkBlock(read.skeleton))).toBe(outcome(() => checkBlock(parsed)))
+        const txns: unknown[] = Array.isArray(parsed.transactions) ? parsed.transactions : []
+        expect(read.ends.length).toBe(txns.length)
+        txns.forEach((t, i) => expect(unpackJson(read.packed, i === 0 ? 0 : (read.ends[i - 1] as number), read.ends[i] as number)).toBe(JSON.stringify(t)))
+      }),
+      { numRuns: NUM_RUNS },
+    )
+  })
+
+  it('reads the node’s block JSON, and leaves lines it cannot read exactly to the full parser', () => {
+    const block = new ChainBuilder({ height: 1, version: 1 }).block({ users: [{ sender: 1 }, { sender: 2, nonce: 5 }] })
+    expect(packBlockLine(Buffer.from(JSON.stringify(block)))).toBeDefined()
+    expect(packBlockLine(Buffer.from(JSON.stringify(block, null, 2)))).toBeDefined()
+    for (const line of ['{"block_height":"1","block_height":"2"}', '[1]', '{"transactions":[{"a":1.5}]}', '{"transactions":[1]}', '{"block_height":"\\u0031"}', '{"a":1} x']) {
+      expect(packBlockLine(Buffer.from(line))).toBeUndefined()
+    }
+    expect(packBlockLine(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]))).toBeUndefined() // not UTF-8
+  })
+})

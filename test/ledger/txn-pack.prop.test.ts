@@ -1,0 +1,130 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { DICTIONARY } from '../../src/ledger/txn-code.js'
+import { emptyTxnFields, packedEnd, packText, packTransaction, type TxnFields } from '../../src/ledger/txn-pack.js'
+import { unpackJson } from '../../src/ledger/txn-unpack.js'
+import { fcRuns } from '../budget.js'
+
+const NUM_RUNS = fcRuns()
+
+/** Strings as transactions hold them: hex of any length and case, decimals, dictionary words, anything. */
+const text = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.stringMatching(/^0x[0-9a-f]{0,70}$/),
+  fc.stringMatching(/^0x[0-9a-fA-F]{6,20}$/),
+  fc.stringMatching(/^[0-9]{1,22}$/),
+  fc.constantFrom(...DICTIONARY.map((w) => (w.endsWith(':') ? w.slice(1, -2) : (JSON.parse(w) as string)))),
+)
+const key = fc.oneof(text, fc.constantFrom('type', 'version', 'sender', 'payload', 'block_end_info', 'gas_used', 'function', '__proto__', '0', '12'))
+const { value } = fc.letrec<{ value: unknown; object: Record<string, unknown> }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    text,
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom(true, false, null, -0, 1e21, 2 ** 53 + 2),
+    fc.array(tie('value'), { maxLength: 4 }),
+    tie('object'),
+  ),
+  object: fc.dictionary(key, tie('value'), { maxKeys: 6 }),
+}))
+const object = fc.dictionary(key, value, { maxKeys: 8 })
+
+/** JSON text of `v` as a person or another tool might write it: whitespace, escapes JSON.stringify would not use. */
+function looseJson(v: unknown, r: () => number): string {
+  const ws = () => [' ', '', '\t', '\n', '  '][Math.floor(r() * 5)] as string
+  if (typeof v === 'string') {
+    let s = JSON.stringify(v)
+    if (r() < 0.2) s = s.replace(/\//g, '\\/')
+    if (r() < 0.2) s = s.replace(/[a-z]/, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    return s
+  }
+  if (typeof v === 'number' && r() < 0.1 && Number.isInteger(v)) return `${v}.0`
+  if (Array.isArray(v)) return `[${ws()}${v.map((x) => looseJson(x, r)).join(`${ws()},${ws()}`)}${ws()}]`
+  if (v !== null && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).map(([k, x]) => `${looseJson(k, r)}${r() < 0.1 ? ' ' : ''}:${ws()}${looseJson(x, r)}`)
+    if (r() < 0.1 && entries.length > 0) entries.push(entries[0] as string)
+    return `{${ws()}${entries.join(`${ws()},${ws()}`)}${ws()}}`
+  }
+  return JSON.stringify(v) ?? 'null'
+}
+
+function seeded(seed: number): () => number {
+  let s = seed >>> 0 || 1
+  return () => ((s = Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32
+}
+
+/** What the packer reads into `TxnFields`, from the parsed object, as `scanBlockJson` would keep it. */
+function expectedFields(t: Record<string, unknown>): TxnFields {
+  const f = emptyTxnFields()
+  for (const k of ['type', 'gas_unit_price', 'gas_used', 'epoch', 'version', 'sender', 'sequence_number', 'replay_protection_nonce'] as const) (f as unknown as Record<string, unknown>)[k] = t[k]
+  const p = t.payload as Record<string, unknown> | undefined
+  if (p !== undefined) f.payload = { type: p.type as string | undefined, function: p.function as string | undefined }
+  const info = t.block_end_info as Record<string, unknown> | null | undefined
+  if (info !== undefined) {
+    f.block_end_info = info === null ? null : {}
+    for (const k of ['block_gas_limit_reached', 'block_output_limit_reached', 'block_effective_block_gas_units', 'block_approx_output_size']) {
+      if (info !== null && k in info) (f.block_end_info as Record<string, unknown>)[k] = info[k]
+    }
+  }
+  return f
+}
+
+describe('txn-pack', () => {
+  it('unpacking packText(JSON.stringify(v)) gives JSON.stringify(v) back for any object', () => {
+    fc.assert(
+      fc.property(object, (v) => {
+        const json = JSON.stringify(v)
+        const record = Buffer.from(packText(json))
+        expect(unpackJson(record, 0, record.length)).toBe(json)
+        expect(record.length).toBeLessThanOrEqual(Buffer.byteLength(json) + 1)
+      }),
+      { numRuns: NUM_RUNS },
+    )
+  })
+
+  it('packTransaction of any JSON text of an object either refuses it or packs JSON.stringify(JSON.parse(text)), and reads the fields JSON.parse gives', () => {
+    fc.assert(
+      fc.property(object, fc.integer(), fc.boolean(), (v, seed, sloppy) => {
+        const loose = sloppy ? looseJson(v, seeded(seed)) : JSON.stringify(v)
+        const bytes = Buffer.from(loose)
+        const out = Buffer.alloc(bytes.length + 16)
+        const fields = emptyTxnFields()
+        const end = packTransaction(bytes, 0, out, 0, fields)
+        if (end < 0) return
+        expect(end).toBe(bytes.length)
+        expect(packedEnd).toBeLessThanOrEqual(bytes.length + 1)
+        const parsed = JSON.parse(loose) as Record<string, unknown>
+        expect(unpackJson(out, 0, packedEnd)).toBe(JSON.stringify(parsed))
+        expect(fields).toEqual(expectedFields(parsed))
+      }),
+      { numRuns: NUM_RUNS },
+    )
+  })
+
+  it('packTransaction never takes bytes JSON.parse refuses, and what it takes it packs losslessly', () => {
+    fc.assert(
+      fc.property(object, fc.integer({ min: 0, max: 1e9 }), fc.integer({ min: 0, max: 255 }), (v, at, byte) => {
+        const good = Buffer.from(JSON.stringify(v))
+        const bytes = Buffer.from(good)
+        bytes[at % bytes.length] = byte
+        const out = Buffer.alloc(bytes.length + 16)
+        const end = packTransaction(bytes, 0, out, 0, null)
+        if (end < 0) return
+        const text = bytes.subarray(0, end).toString('utf8')
+        if (!Buffer.from(text).equals(bytes.subarray(0, end))) return // not UTF-8: the caller checks that first
+        expect(unpackJson(out, 0, packedEnd)).toBe(JSON.stringify(JSON.parse(text)))
+      }),
+      { numRuns: NUM_RUNS },
+    )
+  })
+
+  it('texts the packer refuses are kept whole and still unpack to themselves', () => {
+    for (const json of ['{"a":1.5}', '{"1":2,"b":3}', '{"x":"\\ud800"}', '{"big":12345678901234567890}', `{"deep":${'['.repeat(300)}${']'.repeat(300)}}`]) {
+      const record = Buffer.from(packText(json))
+      expect(record[0]).toBe(3)
+      expect(unpackJson(record, 0, record.length)).toBe(json)
+    }
+  })
+})
