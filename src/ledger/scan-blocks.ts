@@ -137,7 +137,8 @@ function textValue(b: Buffer): string {
     if (i === n) return internText[slot] as string
   }
   const value = b.toString('utf8', s, e)
-  internBytes[slot] = b.subarray(s, e).slice()
+  // A copy: Buffer's slice() is a view, which would keep the whole read chunk alive in the cache.
+  internBytes[slot] = Uint8Array.prototype.slice.call(b, s, e)
   internText[slot] = value
   return value
 }
