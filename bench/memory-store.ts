@@ -36,9 +36,7 @@ import { parseAddress } from '../src/ledger/address.js'
 import type { BlockJson } from '../src/ledger/types.js'
 import { chainLines } from '../src/sim/index.js'
 import { createRng } from '../src/sim/prng.js'
-
-/** main before the compact store: the object-graph MemoryStore and the routes that stringify. */
-export const BASELINE_COMMIT = '1661a35'
+import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -55,20 +53,6 @@ const ROUNDS = values.quick ? 1 : Number(values.rounds)
 const DURATION = Number(values.duration)
 const CONNECTIONS = Number(values.connections)
 const CHILD = join(ROOT, 'bench', 'memory-store-child.ts')
-
-/** The baseline's `src` directory, extracted once; null when git cannot give it. */
-function baselineSrc(): string | null {
-  const dir = join(ROOT, 'bench', '.baseline', BASELINE_COMMIT)
-  if (existsSync(join(dir, 'src', 'ledger', 'memory-store.ts'))) return join(dir, 'src')
-  try {
-    mkdirSync(dir, { recursive: true })
-    execSync(`git archive ${BASELINE_COMMIT} src | tar -x -C ${JSON.stringify(dir)}`, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] })
-    return join(dir, 'src')
-  } catch (error) {
-    console.error(`no baseline ${BASELINE_COMMIT} (${(error as Error).message.split('\n')[0]}); measuring this checkout only`)
-    return null
-  }
-}
 
 /** A generated chain file in the temp directory, written once. */
 async function generated(blocks: number, seed: number): Promise<string> {
