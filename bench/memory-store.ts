@@ -26,7 +26,7 @@
  * bench/results/memory-store.json.
  */
 import autocannon from 'autocannon'
-import { execFileSync, execSync, fork, type ChildProcess } from 'node:child_process'
+import { execFileSync, fork, type ChildProcess } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
