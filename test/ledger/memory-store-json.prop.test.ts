@@ -9,7 +9,7 @@ import type { BlockJson, TransactionJson, UserTransactionJson } from '../../src/
 import { addr, ChainBuilder, type UserSpec } from '../helpers/chain-builder.js'
 import { fcRuns } from '../budget.js'
 
-const NUM_RUNS = fcRuns(0.5)
+const NUM_RUNS = fcRuns(0.25)
 
 /** How a block is written into the chain file: as the node writes it, indented, or with text JSON.stringify would not write. */
 type Style = 'compact' | 'indented' | 'odd'

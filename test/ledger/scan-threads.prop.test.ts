@@ -8,9 +8,9 @@ import type { BlockInput } from '../../src/core/block.js'
 import { BlockBatchReader, BlockBatchWriter } from '../../src/ledger/block-batch.js'
 import { blockOfLine, scanBlocks } from '../../src/ledger/scan-blocks.js'
 import { scanBlocksThreaded } from '../../src/ledger/scan-threads.js'
+import { fcRuns } from '../budget.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
-const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 60)
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-scan-threads-'))
 let files = 0
@@ -72,7 +72,7 @@ describe('BlockBatch: the compact form workers send', () => {
         expect(added.map((_, i) => reader.block(i))).toEqual(added)
         expect([...batch.lines]).toEqual(added.map((_, i) => i + 1))
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: fcRuns(0.6) },
     )
   })
 })
@@ -104,7 +104,8 @@ describe('scanBlocksThreaded: the same blocks, lines and errors as a sequential 
           expect(await collect(scanBlocksThreaded(file, { threads, chunkBytes }))).toEqual(sequential)
         },
       ),
-      { numRuns: Math.max(10, NUM_RUNS / 2) },
+      // Each run starts a scan on worker threads: a twelfth of the typical budget (12 by default).
+      { numRuns: fcRuns(0.12, 8) },
     )
   })
 
