@@ -447,7 +447,8 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
       }
       // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
       if (k === j && v <= Number.MAX_SAFE_INTEGER) {
-        if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, j))
+        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
+        if (field >= 0) putString(fields as TxnFields, field, String(v))
         out[o++] = DECIMAL
         while (v >= 128) {
           out[o++] = (v % 128) | 128
