@@ -1,5 +1,15 @@
 const HEX = /^[0-9a-fA-F]+$/
 
+/** Whether `s` (66 characters) is `0x` and 64 lowercase hex digits. */
+function isLowerHexAddress(s: string): boolean {
+  if (s.charCodeAt(0) !== 48 || s.charCodeAt(1) !== 120) return false
+  for (let i = 2; i < 66; i++) {
+    const c = s.charCodeAt(i)
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
+  }
+  return true
+}
+
 /**
  * Parses an account address as the node does (`Address::from_str`): `0x` followed by 1 to 64
  * hex digits (left-padded with zeros), or exactly 64 hex digits without the prefix. Returns the
@@ -8,6 +18,8 @@ const HEX = /^[0-9a-fA-F]+$/
  * @example parseAddress('0x1') // '0x0000…0001'
  */
 export function parseAddress(input: string): string | undefined {
+  // Already canonical (what a chain file holds): itself, without a RegExp or a new string.
+  if (input.length === 66 && isLowerHexAddress(input)) return input
   let hex: string
   if (input.startsWith('0x')) {
     hex = input.slice(2)

@@ -86,17 +86,16 @@ export function checkBlock(block: unknown, maxTransactions: number = DEFAULT_MAX
   const entries: AccountEntry[] = []
   for (let i = 0; i < txns.length; i++) {
     const txn = txns[i] as Obj
-    const at = `transactions[${i}]`
     const version = typeof first_version === 'number' ? first_version + i : (addU64(first_version, i) as U64)
-    if (txn.version !== String(version)) fail(`${at}.version`, `must be "${version}" (first_version + ${i}), got ${show(txn.version)}`)
+    if (txn.version !== String(version)) fail(`transactions[${i}].version`, `must be "${version}" (first_version + ${i}), got ${show(txn.version)}`)
     if (txn.type !== 'user_transaction') continue
     const address = typeof txn.sender === 'string' ? parseAddress(txn.sender) : undefined
-    if (address === undefined) fail(`${at}.sender`, `must be an address (0x and 1 to 64 hex digits), got ${show(txn.sender)}`)
+    if (address === undefined) fail(`transactions[${i}].sender`, `must be an address (0x and 1 to 64 hex digits), got ${show(txn.sender)}`)
     const sequence_number = typeof txn.sequence_number === 'string' ? parseU64(txn.sequence_number) : undefined
-    if (sequence_number === undefined) fail(`${at}.sequence_number`, `must be a u64 decimal string, got ${show(txn.sequence_number)}`)
+    if (sequence_number === undefined) fail(`transactions[${i}].sequence_number`, `must be a u64 decimal string, got ${show(txn.sequence_number)}`)
     const nonce = txn.replay_protection_nonce
     if (nonce !== undefined && nonce !== null) {
-      if (typeof nonce !== 'string' || parseU64(nonce) === undefined) fail(`${at}.replay_protection_nonce`, `must be null or a u64 decimal string, got ${show(nonce)}`)
+      if (typeof nonce !== 'string' || parseU64(nonce) === undefined) fail(`transactions[${i}].replay_protection_nonce`, `must be null or a u64 decimal string, got ${show(nonce)}`)
       continue
     }
     entries.push({ address: address as string, sequence_number: sequence_number as U64, version, index: i })

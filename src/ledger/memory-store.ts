@@ -189,7 +189,7 @@ export class MemoryStore implements LedgerStore {
     const ends: number[] = []
     let end = 0
     for (const r of records) ends.push((end += r.length))
-    this.#commit(prepared, Buffer.concat(records), ends)
+    this.#commit(prepared, Buffer.concat(records), 0, ends)
   }
 
   /**
@@ -199,7 +199,15 @@ export class MemoryStore implements LedgerStore {
    * which appends it or throws the error worded for it. What `fromJsonLines` loads a file with.
    */
   appendJsonLine(line: Buffer): boolean {
-    const read = packBlockLine(line)
+    // The records go straight into the arena's chunk, past what is committed, when the line fits
+    // its room (the records are never longer than the line), so they are not copied a second
+    // time; a refused line leaves them uncommitted. Else into a scratch buffer, and `#commit`
+    // copies them.
+    const arena = this.#arena
+    let read
+    if (arena.offset + line.length <= arena.chunk.length) {
+      read = packBlockLine(line, arena.chunk, arena.offset)
+    } else read = packBlockLine(line)
     if (read === undefined) return false
     let prepared: PreparedBlock
     try {
@@ -207,7 +215,7 @@ export class MemoryStore implements LedgerStore {
     } catch {
       return false
     }
-    this.#commit(prepared, read.packed, read.ends)
+    this.#commit(prepared, read.packed, read.start, read.ends)
     return true
   }
 
@@ -219,10 +227,12 @@ export class MemoryStore implements LedgerStore {
   }
 
   /**
-   * Writes a prepared block whose transactions' records lie back to back in `packed`, record `i`
-   * ending at `ends[i]`; only pushes and copies, so nothing can throw half-way.
+   * Writes a prepared block whose transactions' records lie back to back in `packed` from
+   * `start`, record `i` ending at `ends[i]`; only pushes and copies, so nothing can throw
+   * half-way. Records already in place in the arena's chunk (`packed` is the chunk, `start` its
+   * write position) are committed without a copy.
    */
-  #commit(prepared: PreparedBlock, packed: Buffer, ends: readonly number[]): void {
+  #commit(prepared: PreparedBlock, packed: Buffer, start: number, ends: readonly number[]): void {
     const { parsed } = prepared
     const index = this.#blockBase + this.#heights.length
     this.#heights.push(parsed.block_height)
@@ -234,21 +244,21 @@ export class MemoryStore implements LedgerStore {
     const arena = this.#arena
     const firstTxn = this.#txnBase + this.#txnAddress.length
     const count = prepared.transactions.length
-    const total = count === 0 ? 0 : (ends[count - 1] as number)
+    const total = count === 0 ? 0 : (ends[count - 1] as number) - start
     if (arena.offset + total <= arena.chunk.length) {
-      // The common case: the block fits the chunk being filled, so one copy writes it.
-      const base = arena.reserve(total)
-      packed.copy(arena.chunk, arena.offset, 0, total)
+      // The common case: the block fits the chunk being filled, so it is there already or one copy writes it.
+      const base = arena.reserve(total) - start
+      if (packed !== arena.chunk || start !== arena.offset) packed.copy(arena.chunk, arena.offset, start, start + total)
       arena.commit(arena.offset + total)
       for (let i = 0; i < count; i++) {
-        const s = i === 0 ? 0 : (ends[i - 1] as number)
+        const s = i === 0 ? start : (ends[i - 1] as number)
         this.#txnAddress.push(base + s)
         this.#txnLength.push((ends[i] as number) - s)
         this.#txnAccount.push(null)
       }
     } else {
       for (let i = 0; i < count; i++) {
-        const s = i === 0 ? 0 : (ends[i - 1] as number)
+        const s = i === 0 ? start : (ends[i - 1] as number)
         const n = (ends[i] as number) - s
         const address = arena.reserve(n)
         packed.copy(arena.chunk, arena.offset, s, s + n)

@@ -10,10 +10,12 @@ export interface PackedLine {
    * line has it (a missing field is `undefined`), so both accept or refuse alike.
    */
   skeleton: BlockJson
-  /** The packed transactions back to back (`packTransaction` records); valid until the next call. */
+  /** The packed transactions back to back (`packTransaction` records): the `out` given, else a scratch buffer valid until the next call. */
   packed: Buffer
-  /** Where each transaction's record ends in `packed`; the first starts at 0. */
+  /** Where each transaction's record ends in `packed`; the first starts at `start`. */
   ends: number[]
+  /** Where the first record starts in `packed`: the `at` given, else 0. */
+  start: number
 }
 
 /** Root keys the ledger reads, as they appear with their quotes. */
@@ -47,12 +49,20 @@ function rootKey(b: Buffer, p: number): number {
  * `checkBlock` gives the same answer on the skeleton as on the parsed block, and each record
  * unpacks to `JSON.stringify` of the parsed transaction.
  *
+ * With `out`, the records are written there from `at`, which needs `b.length` bytes of room
+ * (the records together are never longer than the line); bytes of `out` from `at` on may be
+ * written even when it returns `undefined`. Without it, into a scratch buffer. The memory store
+ * packs straight into its arena this way, so a block is not copied a second time.
+ *
  * O(bytes); allocates the skeleton (one small object per transaction and a few strings).
  */
-export function packBlockLine(b: Buffer): PackedLine | undefined {
+export function packBlockLine(b: Buffer, out?: Buffer, at = 0): PackedLine | undefined {
   if (!isUtf8(b)) return undefined
-  if (scratch.length < b.length) scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, b.length))
-  const out = scratch
+  if (out === undefined) {
+    if (scratch.length < b.length) scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, b.length))
+    out = scratch
+    at = 0
+  } else if (out.length - at < b.length) throw new RangeError(`packBlockLine: ${out.length - at} bytes of room for a line of ${b.length}`)
   const skeleton: Record<string, unknown> = {}
   const ends: number[] = []
   let p = skipWs(b, 0)
@@ -77,7 +87,7 @@ export function packBlockLine(b: Buffer): PackedLine | undefined {
       if (b[p] !== 58) return undefined
       p = skipWs(b, p + 1)
       if (id === TRANSACTIONS) {
-        p = packTransactions(b, p, out, ends, (skeleton.transactions = []) as TxnFields[])
+        p = packTransactions(b, p, out, at, ends, (skeleton.transactions = []) as TxnFields[])
       } else if (id >= 0) {
         // A string without escapes or control characters.
         if (b[p] !== 34) return undefined
@@ -102,15 +112,14 @@ export function packBlockLine(b: Buffer): PackedLine | undefined {
       p = skipWs(b, p + 1)
     }
   if (skipWs(b, p) !== b.length) return undefined
-  return { skeleton: skeleton as unknown as BlockJson, packed: out, ends }
+  return { skeleton: skeleton as unknown as BlockJson, packed: out, ends, start: at }
 }
 
-/** The `transactions` array at `p`, each packed into `out` after the one before; returns the position past it, or -1. */
-function packTransactions(b: Buffer, p: number, out: Buffer, ends: number[], txns: TxnFields[]): number {
+/** The `transactions` array at `p`, each packed into `out` from `o` on after the one before; returns the position past it, or -1. */
+function packTransactions(b: Buffer, p: number, out: Buffer, o: number, ends: number[], txns: TxnFields[]): number {
   if (b[p] !== 91) return -1
   p = skipWs(b, p + 1)
   if (b[p] === 93) return p + 1
-  let o = 0
   for (;;) {
     const fields = emptyTxnFields()
     p = packTransaction(b, p, out, o, fields)

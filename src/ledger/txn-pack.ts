@@ -4,7 +4,7 @@
  * packed straight from its bytes when `JSON.stringify(JSON.parse(slice))` would write those
  * bytes back (less whitespace); it also reads the fields the ledger checks. O(bytes).
  */
-import { DECIMAL, DICTIONARY, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
+import { DECIMAL, DICTIONARY, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
 /** Shortest hex string worth a token: below that it saves little. */
 const MIN_HEX_DIGITS = 8
@@ -17,6 +17,13 @@ const MAX_KEYS = 64
 const hexValue = new Int8Array(256).fill(-1)
 for (let c = 0; c < 10; c++) hexValue[48 + c] = c
 for (let c = 0; c < 6; c++) hexValue[97 + c] = 10 + c
+
+/** Two bytes `(hi << 8) | lo` → their value when both are lowercase hex digits, else -1: one load per pair of a hex string. */
+const hexPair = new Int16Array(1 << 16).fill(-1)
+for (let hi = 0; hi < 256; hi++) {
+  if ((hexValue[hi] as number) < 0) continue
+  for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[(hi << 8) | lo] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
+}
 
 /** Escapes `JSON.stringify` writes as two characters: `" \ b f n r t`. */
 const SHORT_ESCAPE = new Uint8Array(256)
@@ -84,6 +91,40 @@ F_STRING_FIELDS.forEach((name, id) => ((FIELD_OF[TXN] as Int8Array)[keyEntry(nam
 ;(FIELD_OF[PAYLOAD] as Int8Array)[keyEntry('type')] = F_PAYLOAD_TYPE
 ;(FIELD_OF[PAYLOAD] as Int8Array)[keyEntry('function')] = F_PAYLOAD_FUNCTION
 END_MEMBERS.forEach((name, k) => ((FIELD_OF[END_INFO] as Int8Array)[keyEntry(name)] = F_END_MEMBER + k))
+
+/**
+ * Dictionary keys by the two bytes after their opening quote: `PREFIX_START[x]` and
+ * `PREFIX_COUNT[x]` locate them in `PREFIX_KEYS`, so `packKey` matches a dictionary key (most
+ * keys) in one pass over its bytes instead of scanning it and then looking it up.
+ */
+const PREFIX_START = new Uint16Array(1 << 16)
+const PREFIX_COUNT = new Uint8Array(1 << 16)
+const keyPrefix = (w: Uint8Array): number => ((w[1] as number) << 8) | (w[2] as number)
+const PREFIX_KEYS = Int16Array.from(
+  ENTRIES.map((w, i) => ({ w, i }))
+    .filter(({ w }) => w[w.length - 1] === 58 && w.length >= 4)
+    .sort((a, b) => keyPrefix(a.w) - keyPrefix(b.w))
+    .map(({ i }) => i),
+)
+PREFIX_KEYS.forEach((entry, k) => {
+  const x = keyPrefix(ENTRIES[entry] as Uint8Array)
+  if (PREFIX_COUNT[x] === 0) PREFIX_START[x] = k
+  PREFIX_COUNT[x] = (PREFIX_COUNT[x] as number) + 1
+})
+
+/** The dictionary key (with its quotes and colon) that `b` holds at `p` (its opening quote), or -1. */
+function dictionaryKeyAt(b: Uint8Array, p: number): number {
+  const x = ((b[p + 1] as number) << 8) | (b[p + 2] as number)
+  const count = PREFIX_COUNT[x] as number
+  for (let k = PREFIX_START[x] as number, last = k + count; k < last; k++) {
+    const entry = PREFIX_KEYS[k] as number
+    const w = ENTRIES[entry] as Uint8Array
+    let i = 3
+    while (i < w.length && w[i] === b[p + i]) i++
+    if (i === w.length) return entry
+  }
+  return -1
+}
 
 // Packer state (module level: packing is synchronous and never re-entered).
 const kinds = new Uint8Array(MAX_DEPTH)
@@ -275,17 +316,24 @@ function packKey(b: Buffer, p: number, out: Uint8Array, o: number, d: number, ba
   if (b[p] !== 34) return -1
   const first = b[p + 1] as number
   if (first >= 48 && first <= 57) return -1
+  // A dictionary key's bytes end with its closing quote and colon, so a match is the whole key,
+  // as the scan below would have read it.
+  const entry = dictionaryKeyAt(b, p)
   let j = p + 1
-  for (;;) {
-    const c = b[j] as number
-    if (c === 34) break
-    if (c === 92 || !(c >= 32)) return -1
-    if (c >= 128) nonAscii = true
-    j++
+  let end: number
+  if (entry >= 0) end = p + (ENTRIES[entry] as Uint8Array).length
+  else {
+    for (;;) {
+      const c = b[j] as number
+      if (c === 34) break
+      if (c === 92 || !(c >= 32)) return -1
+      if (c >= 128) nonAscii = true
+      j++
+    }
+    if (b[j + 1] !== 58) return -1
+    // Not a dictionary key (`dictionaryKeyAt` would have matched it), so entry stays -1.
+    end = j + 2
   }
-  if (b[j + 1] !== 58) return -1
-  const end = j + 2
-  const entry = end - p <= LONGEST_ENTRY ? lookup(b, p, end) : -1
   lastEntry = entry
   if (entry >= 0) {
     // A dictionary key is seen once per object: one bit of the object's mask.
@@ -328,15 +376,16 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
     let k = p + 3
     let w = o + 3
     for (;;) {
-      const hi = hexValue[b[k] as number] as number
-      if (hi < 0) break
-      const lo = hexValue[b[k + 1] as number] as number
-      if (lo < 0) {
-        out[w++] = hi
-        k++
+      const v = hexPair[((b[k] as number) << 8) | (b[k + 1] as number)] as number
+      if (v < 0) {
+        const hi = hexValue[b[k] as number] as number
+        if (hi >= 0) {
+          out[w++] = hi
+          k++
+        }
         break
       }
-      out[w++] = (hi << 4) | lo
+      out[w++] = v
       k += 2
     }
     const count = k - p - 3
@@ -398,7 +447,8 @@ function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: num
       }
       // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
       if (k === j && v <= Number.MAX_SAFE_INTEGER) {
-        if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, j))
+        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
+        if (field >= 0) putString(fields as TxnFields, field, String(v))
         out[o++] = DECIMAL
         while (v >= 128) {
           out[o++] = (v % 128) | 128

@@ -65,4 +65,11 @@ describe('packBlockLine', () => {
     }
     expect(packBlockLine(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]))).toBeUndefined() // not UTF-8
   })
+
+  it('leaves a line that ends inside a hex string to the full parser (a truncated last line)', () => {
+    // The hex loop once read past the end of such a line and never stopped.
+    for (const line of ['{"transactions":[{"hash":"0x12345678', '{"transactions":[{"hash":"0x123456789', '{"transactions":[{"hash":"0x']) {
+      expect(packBlockLine(Buffer.from(line))).toBeUndefined()
+    }
+  })
 })
