@@ -37,6 +37,17 @@ function u64At(name: string, v: unknown, field: string): U64 {
   return parsed
 }
 
+/** The path of a field of transaction `i` (`transactions[4].gas_used`), built only for an error: the loop runs per transaction. */
+function txnField(i: number, suffix: string): string {
+  return suffix === '' ? `transactions[${i}]` : `transactions[${i}].${suffix}`
+}
+
+/** `u64At` of field `suffix` of transaction `i`. */
+function txnU64(name: string, v: unknown, i: number, suffix: string): U64 {
+  const parsed = typeof v === 'string' ? parseU64(v) : undefined
+  return parsed !== undefined ? parsed : u64At(name, v, txnField(i, suffix))
+}
+
 /**
  * Parses one block of the node's block JSON (`GET /v1/blocks/by_height/{h}?with_transactions=true`)
  * into the core's compact form. Reads `block_height`, `first_version`, `last_version`, the epoch
@@ -67,32 +78,31 @@ export function parseBlockJson(value: unknown): ParsedBlock {
   const list = txns as unknown[]
   for (let i = 0; i < list.length; i++) {
     const t = list[i]
-    const at = `transactions[${i}]`
-    if (!isObj(t)) failAt(name, at, `must be a transaction object, got ${show(t)}`)
+    if (!isObj(t)) failAt(name, txnField(i, ''), `must be a transaction object, got ${show(t)}`)
     const txn = t as Obj
     switch (txn.type) {
       case 'user_transaction': {
-        gas_unit_prices.push(u64At(name, txn.gas_unit_price, `${at}.gas_unit_price`))
-        gas_used.push(u64At(name, txn.gas_used, `${at}.gas_used`))
-        contract_addresses.push(contractOf(txn.payload, `${at}.payload`, name))
+        gas_unit_prices.push(txnU64(name, txn.gas_unit_price, i, 'gas_unit_price'))
+        gas_used.push(txnU64(name, txn.gas_used, i, 'gas_used'))
+        contract_addresses.push(contractOf(txn.payload, i, name))
         break
       }
       case 'block_metadata_transaction':
-        if (epoch !== undefined) failAt(name, `${at}`, 'a block has one block_metadata_transaction')
-        epoch = u64At(name, txn.epoch, `${at}.epoch`)
+        if (epoch !== undefined) failAt(name, txnField(i, ''), 'a block has one block_metadata_transaction')
+        epoch = txnU64(name, txn.epoch, i, 'epoch')
         break
       case 'block_epilogue_transaction': {
         const info = txn.block_end_info
         if (info === null || info === undefined) break
-        if (!isObj(info)) failAt(name, `${at}.block_end_info`, `must be an object or null, got ${show(info)}`)
+        if (!isObj(info)) failAt(name, txnField(i, 'block_end_info'), `must be an object or null, got ${show(info)}`)
         const o = info as Obj
         for (const k of ['block_gas_limit_reached', 'block_output_limit_reached'] as const) {
-          if (typeof o[k] !== 'boolean') failAt(name, `${at}.block_end_info.${k}`, `must be true or false, got ${show(o[k])}`)
+          if (typeof o[k] !== 'boolean') failAt(name, txnField(i, `block_end_info.${k}`), `must be true or false, got ${show(o[k])}`)
         }
         for (const k of ['block_effective_block_gas_units', 'block_approx_output_size'] as const) {
           const n = o[k]
           if (n !== undefined && (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)) {
-            failAt(name, `${at}.block_end_info.${k}`, `must be a non-negative JSON integer, got ${show(n)}`)
+            failAt(name, txnField(i, `block_end_info.${k}`), `must be a non-negative JSON integer, got ${show(n)}`)
           }
         }
         block_end_info = { block_gas_limit_reached: o.block_gas_limit_reached as boolean, block_output_limit_reached: o.block_output_limit_reached as boolean }
@@ -105,7 +115,7 @@ export function parseBlockJson(value: unknown): ParsedBlock {
       case 'validator_transaction':
         break
       default:
-        failAt(name, `${at}.type`, `unknown transaction type ${show(txn.type)}`)
+        failAt(name, txnField(i, 'type'), `unknown transaction type ${show(txn.type)}`)
     }
   }
   if (epoch === undefined) failAt(name, 'transactions', 'no block_metadata_transaction (epoch unknown)')
@@ -135,16 +145,16 @@ const CONTRACTS_LIMIT = 4096
  * `parse_use_case` → `ContractAddress`), else `null` (framework → Platform; scripts, multisig and
  * other payloads → Others).
  */
-function contractOf(payload: unknown, field: string, name: string): string | null {
-  if (!isObj(payload)) return failAt(name, field, `must be a payload object, got ${show(payload)}`)
+function contractOf(payload: unknown, i: number, name: string): string | null {
+  if (!isObj(payload)) return failAt(name, txnField(i, 'payload'), `must be a payload object, got ${show(payload)}`)
   if (payload.type !== 'entry_function_payload') return null
   const fn = payload.function
-  if (typeof fn !== 'string') return failAt(name, `${field}.function`, `must be a string, got ${show(fn)}`)
+  if (typeof fn !== 'string') return failAt(name, txnField(i, 'payload.function'), `must be a string, got ${show(fn)}`)
   const known = CONTRACTS.get(fn)
   if (known !== undefined) return known
   const sep = fn.indexOf('::')
   const address = sep > 0 ? parseAddress(fn.slice(0, sep)) : undefined
-  if (address === undefined) return failAt(name, `${field}.function`, `must be {address}::{module}::{function}, got ${show(fn)}`)
+  if (address === undefined) return failAt(name, txnField(i, 'payload.function'), `must be {address}::{module}::{function}, got ${show(fn)}`)
   const contract = isSpecialAddress(address) ? null : address
   if (CONTRACTS.size >= CONTRACTS_LIMIT) CONTRACTS.clear()
   CONTRACTS.set(fn, contract)

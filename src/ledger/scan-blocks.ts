@@ -115,12 +115,29 @@ const KEPT = 10
 /** Each `TXN` key as the node writes it: quoted and followed by its colon (`"version":`). */
 const TXN_TOKENS = TXN.names.map((n) => new Uint8Array(Buffer.from(`"${n}":`, 'latin1')))
 /** The tokens as little-endian 32-bit words (a token's last `length % 4` bytes are compared one by one). */
-const TXN_WORDS = TXN_TOKENS.map((k) => {
+const TXN_WORDS = TXN_TOKENS.map(tokenWords)
+
+/** The whole little-endian 32-bit words of a token. */
+function tokenWords(k: Uint8Array): Int32Array {
   const w = new Int32Array(k.length >> 2)
   const v = new DataView(k.buffer, k.byteOffset, k.length)
   for (let i = 0; i < w.length; i++) w[i] = v.getInt32(i * 4, true)
   return w
-})
+}
+
+/** Whether the line holds token `k` (with words `w`) at `p`: four bytes at a time through `lineView`. */
+function tokenAt(b: Uint8Array, p: number, k: Uint8Array, w: Int32Array): boolean {
+  const n = k.length
+  if (p + n > b.length) return false
+  const v = lineView
+  const m = w.length
+  let i = 0
+  while (i < m && v.getInt32(p + 4 * i, true) === w[i]) i++
+  if (i < m) return false
+  i <<= 2
+  while (i < n && b[p + i] === k[i]) i++
+  return i === n
+}
 /** A view of the line being scanned, for comparing a predicted token four bytes at a time. */
 let lineView: DataView = new DataView(new ArrayBuffer(0))
 /**
@@ -131,7 +148,14 @@ let lineView: DataView = new DataView(new ArrayBuffer(0))
  */
 const TXN_UNKNOWN = TXN.names.length + 1
 const txnNext = new Int8Array(TXN_UNKNOWN + 1).fill(-1)
-const PAYLOAD_KEYS = new KeySet(['type', 'function'])
+/** A payload's keys: `type` and `function` are kept (ids 0-1), the others predicted and skipped. */
+const PAYLOAD_KEYS = new KeySet(['type', 'function', 'type_arguments', 'arguments'])
+const PAYLOAD_KEPT = 2
+const PAYLOAD_TOKENS = PAYLOAD_KEYS.names.map((n) => new Uint8Array(Buffer.from(`"${n}":`, 'latin1')))
+const PAYLOAD_WORDS = PAYLOAD_TOKENS.map(tokenWords)
+/** The key predictor of payloads, as `txnNext`. */
+const PAYLOAD_UNKNOWN = PAYLOAD_KEYS.names.length + 1
+const payloadNext = new Int8Array(PAYLOAD_UNKNOWN + 1).fill(-1)
 const END_INFO = new KeySet(['block_gas_limit_reached', 'block_output_limit_reached', 'block_effective_block_gas_units', 'block_approx_output_size'])
 /** Fields only `checkBlock` reads: skipped in `engine` mode. */
 const LEDGER_ONLY = (1 << VERSION) | (1 << SENDER) | (1 << SEQUENCE_NUMBER) | (1 << REPLAY_PROTECTION_NONCE)
@@ -319,19 +343,7 @@ function scanTransaction(b: Buffer, p: number, ledger: boolean, txn: TxnSkeleton
     if (id >= 0) {
       // The predicted key: its token's bytes are a valid key and colon, so a match is one.
       const k = TXN_TOKENS[id] as Uint8Array
-      const w = TXN_WORDS[id] as Int32Array
-      const n = k.length
-      let i = 0
-      if (p + n <= b.length) {
-        const v = lineView
-        const m = w.length
-        while (i < m && v.getInt32(p + 4 * i, true) === w[i]) i++
-        if (i === m) {
-          i <<= 2
-          while (i < n && b[p + i] === k[i]) i++
-        }
-      }
-      if (i === n) p += n
+      if (tokenAt(b, p, k, TXN_WORDS[id] as Int32Array)) p += k.length
       else id = -1
     }
     if (id < 0) {
@@ -385,17 +397,30 @@ function scanPayload(b: Buffer, p: number, txn: TxnSkeleton): number {
   p = skipWs(b, p + 1)
   if (b[p] === 125) return p + 1
   let seen = 0
+  let slot = 0
   for (;;) {
-    p = scanText(b, p)
-    if (p < 0) return -1
-    const id = PAYLOAD_KEYS.find(b, textStart, textLength)
+    let id = payloadNext[slot] as number
     if (id >= 0) {
+      const k = PAYLOAD_TOKENS[id] as Uint8Array
+      if (tokenAt(b, p, k, PAYLOAD_WORDS[id] as Int32Array)) p += k.length
+      else id = -1
+    }
+    if (id < 0) {
+      p = scanText(b, p)
+      if (p < 0) return -1
+      id = PAYLOAD_KEYS.find(b, textStart, textLength)
+      p = skipWs(b, p)
+      if (b[p] !== 58) return -1
+      p++
+      if (id >= 0) payloadNext[slot] = id
+    }
+    slot = id + 1 || PAYLOAD_UNKNOWN
+    if (id >= PAYLOAD_KEPT) id = -1
+    else if (id >= 0) {
       if ((seen & (1 << id)) !== 0) return -1
       seen |= 1 << id
     }
     p = skipWs(b, p)
-    if (b[p] !== 58) return -1
-    p = skipWs(b, p + 1)
     if (id < 0) p = skipValue(b, p)
     else {
       p = scanText(b, p)
