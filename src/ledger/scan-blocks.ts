@@ -75,9 +75,87 @@ class KeySet {
 
 const ROOT = new KeySet(['block_height', 'block_hash', 'block_timestamp', 'first_version', 'last_version', 'transactions', 'gas_unit_prices'])
 const [BLOCK_HASH, BLOCK_TIMESTAMP, TRANSACTIONS, GAS_UNIT_PRICES] = [1, 2, 5, 6]
-const TXN = new KeySet(['type', 'gas_unit_price', 'gas_used', 'epoch', 'payload', 'block_end_info', 'version', 'sender', 'sequence_number', 'replay_protection_nonce'])
+/**
+ * The keys of the node's transaction objects: first the 10 a scan keeps (ids 0-9, `KEPT`), then
+ * those it skips, named so that the key predictor (`scanTransaction`) can follow them too.
+ */
+const TXN = new KeySet([
+  'type',
+  'gas_unit_price',
+  'gas_used',
+  'epoch',
+  'payload',
+  'block_end_info',
+  'version',
+  'sender',
+  'sequence_number',
+  'replay_protection_nonce',
+  'hash',
+  'state_change_hash',
+  'event_root_hash',
+  'state_checkpoint_hash',
+  'success',
+  'vm_status',
+  'accumulator_root_hash',
+  'changes',
+  'max_gas_amount',
+  'expiration_timestamp_secs',
+  'signature',
+  'events',
+  'timestamp',
+  'id',
+  'round',
+  'previous_block_votes_bitvec',
+  'proposer',
+  'failed_proposer_indices',
+])
 const [TYPE, GAS_UNIT_PRICE, GAS_USED, EPOCH, PAYLOAD, BLOCK_END_INFO, VERSION, SENDER, SEQUENCE_NUMBER, REPLAY_PROTECTION_NONCE] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-const PAYLOAD_KEYS = new KeySet(['type', 'function'])
+/** Ids below this are kept (and checked for repeats); the others are only skipped, as unknown keys are. */
+const KEPT = 10
+/** Each `TXN` key as the node writes it: quoted and followed by its colon (`"version":`). */
+const TXN_TOKENS = TXN.names.map((n) => new Uint8Array(Buffer.from(`"${n}":`, 'latin1')))
+/** The tokens as little-endian 32-bit words (a token's last `length % 4` bytes are compared one by one). */
+const TXN_WORDS = TXN_TOKENS.map(tokenWords)
+
+/** The whole little-endian 32-bit words of a token. */
+function tokenWords(k: Uint8Array): Int32Array {
+  const w = new Int32Array(k.length >> 2)
+  const v = new DataView(k.buffer, k.byteOffset, k.length)
+  for (let i = 0; i < w.length; i++) w[i] = v.getInt32(i * 4, true)
+  return w
+}
+
+/** Whether the line holds token `k` (with words `w`) at `p`: four bytes at a time through `lineView`. */
+function tokenAt(b: Uint8Array, p: number, k: Uint8Array, w: Int32Array): boolean {
+  const n = k.length
+  if (p + n > b.length) return false
+  const v = lineView
+  const m = w.length
+  let i = 0
+  while (i < m && v.getInt32(p + 4 * i, true) === w[i]) i++
+  if (i < m) return false
+  i <<= 2
+  while (i < n && b[p + i] === k[i]) i++
+  return i === n
+}
+/** A view of the line being scanned, for comparing a predicted token four bytes at a time. */
+let lineView: DataView = new DataView(new ArrayBuffer(0))
+/**
+ * The key predictor: by the slot of the previous key (0 at the start of an object, id + 1 after
+ * a known key, `TXN_UNKNOWN` after any other), the id of the key that followed it last time, or
+ * -1. The node writes a transaction's keys in a fixed order per type, so one comparison of the
+ * token's bytes usually replaces reading, looking up and checking the key.
+ */
+const TXN_UNKNOWN = TXN.names.length + 1
+const txnNext = new Int8Array(TXN_UNKNOWN + 1).fill(-1)
+/** A payload's keys: `type` and `function` are kept (ids 0-1), the others predicted and skipped. */
+const PAYLOAD_KEYS = new KeySet(['type', 'function', 'type_arguments', 'arguments'])
+const PAYLOAD_KEPT = 2
+const PAYLOAD_TOKENS = PAYLOAD_KEYS.names.map((n) => new Uint8Array(Buffer.from(`"${n}":`, 'latin1')))
+const PAYLOAD_WORDS = PAYLOAD_TOKENS.map(tokenWords)
+/** The key predictor of payloads, as `txnNext`. */
+const PAYLOAD_UNKNOWN = PAYLOAD_KEYS.names.length + 1
+const payloadNext = new Int8Array(PAYLOAD_UNKNOWN + 1).fill(-1)
 const END_INFO = new KeySet(['block_gas_limit_reached', 'block_output_limit_reached', 'block_effective_block_gas_units', 'block_approx_output_size'])
 /** Fields only `checkBlock` reads: skipped in `engine` mode. */
 const LEDGER_ONLY = (1 << VERSION) | (1 << SENDER) | (1 << SEQUENCE_NUMBER) | (1 << REPLAY_PROTECTION_NONCE)
@@ -106,6 +184,8 @@ function scanText(b: Uint8Array, p: number): number {
 const INTERN_SLOTS = 256
 const INTERN_MAX = 96
 const internBytes: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(INTERN_SLOTS)
+/** The cached bytes' whole 32-bit words (little-endian), compared four bytes at a time through `lineView`. */
+const internWords: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(INTERN_SLOTS)
 const internText: string[] = new Array<string>(INTERN_SLOTS).fill('')
 
 /**
@@ -132,13 +212,25 @@ function textValue(b: Buffer): string {
   const slot = (n * 7 + first * 5 + (b[e - 1] as number) * 3 + (b[s + (n >> 1)] as number) + (b[s + (n >> 2)] as number) * 11) & (INTERN_SLOTS - 1)
   const cached = internBytes[slot]
   if (cached !== undefined && cached.length === n) {
+    const w = internWords[slot] as Int32Array
+    const m = w.length
+    const v = lineView
     let i = 0
-    while (i < n && cached[i] === b[s + i]) i++
-    if (i === n) return internText[slot] as string
+    while (i < m && v.getInt32(s + 4 * i, true) === w[i]) i++
+    if (i === m) {
+      i <<= 2
+      while (i < n && cached[i] === b[s + i]) i++
+      if (i === n) return internText[slot] as string
+    }
   }
   const value = b.toString('utf8', s, e)
   // A copy: Buffer's slice() is a view, which would keep the whole read chunk alive in the cache.
-  internBytes[slot] = Uint8Array.prototype.slice.call(b, s, e)
+  const copy = Uint8Array.prototype.slice.call(b, s, e)
+  const words = new Int32Array(n >> 2)
+  const cv = new DataView(copy.buffer, copy.byteOffset, n)
+  for (let i = 0; i < words.length; i++) words[i] = cv.getInt32(4 * i, true)
+  internBytes[slot] = copy
+  internWords[slot] = words
   internText[slot] = value
   return value
 }
@@ -163,6 +255,7 @@ export function scanBlockJson(b: Buffer, mode: ScanMode): ScannedBlock | undefin
   const txns: TxnSkeleton[] = []
   const txnStarts: number[] = []
   const txnEnds: number[] = []
+  lineView = new DataView(b.buffer, b.byteOffset, b.length)
   let p = skipWs(b, 0)
   if (b[p] !== 123) return undefined
   p = skipWs(b, p + 1)
@@ -244,17 +337,31 @@ function scanTransaction(b: Buffer, p: number, ledger: boolean, txn: TxnSkeleton
   p = skipWs(b, p + 1)
   if (b[p] === 125) return p + 1
   let seen = 0
+  let slot = 0
   for (;;) {
-    p = scanText(b, p)
-    if (p < 0) return -1
-    const id = TXN.find(b, textStart, textLength)
+    let id = txnNext[slot] as number
     if (id >= 0) {
+      // The predicted key: its token's bytes are a valid key and colon, so a match is one.
+      const k = TXN_TOKENS[id] as Uint8Array
+      if (tokenAt(b, p, k, TXN_WORDS[id] as Int32Array)) p += k.length
+      else id = -1
+    }
+    if (id < 0) {
+      p = scanText(b, p)
+      if (p < 0) return -1
+      id = TXN.find(b, textStart, textLength)
+      p = skipWs(b, p)
+      if (b[p] !== 58) return -1
+      p++
+      if (id >= 0) txnNext[slot] = id
+    }
+    slot = id + 1 || TXN_UNKNOWN
+    if (id >= KEPT) id = -1
+    else if (id >= 0) {
       if ((seen & (1 << id)) !== 0) return -1
       seen |= 1 << id
     }
     p = skipWs(b, p)
-    if (b[p] !== 58) return -1
-    p = skipWs(b, p + 1)
     if (id < 0 || (!ledger && ((1 << id) & LEDGER_ONLY) !== 0)) p = b[p] === 34 ? scanString(b, p) : skipValue(b, p)
     else if (id === PAYLOAD) p = scanPayload(b, p, txn)
     else if (id === BLOCK_END_INFO) p = scanEndInfo(b, p, txn)
@@ -290,17 +397,30 @@ function scanPayload(b: Buffer, p: number, txn: TxnSkeleton): number {
   p = skipWs(b, p + 1)
   if (b[p] === 125) return p + 1
   let seen = 0
+  let slot = 0
   for (;;) {
-    p = scanText(b, p)
-    if (p < 0) return -1
-    const id = PAYLOAD_KEYS.find(b, textStart, textLength)
+    let id = payloadNext[slot] as number
     if (id >= 0) {
+      const k = PAYLOAD_TOKENS[id] as Uint8Array
+      if (tokenAt(b, p, k, PAYLOAD_WORDS[id] as Int32Array)) p += k.length
+      else id = -1
+    }
+    if (id < 0) {
+      p = scanText(b, p)
+      if (p < 0) return -1
+      id = PAYLOAD_KEYS.find(b, textStart, textLength)
+      p = skipWs(b, p)
+      if (b[p] !== 58) return -1
+      p++
+      if (id >= 0) payloadNext[slot] = id
+    }
+    slot = id + 1 || PAYLOAD_UNKNOWN
+    if (id >= PAYLOAD_KEPT) id = -1
+    else if (id >= 0) {
       if ((seen & (1 << id)) !== 0) return -1
       seen |= 1 << id
     }
     p = skipWs(b, p)
-    if (b[p] !== 58) return -1
-    p = skipWs(b, p + 1)
     if (id < 0) p = skipValue(b, p)
     else {
       p = scanText(b, p)
