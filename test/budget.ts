@@ -7,7 +7,7 @@
  * | variable           | default            | deep   | meaning                                      |
  * | ------------------ | ------------------ | ------ | -------------------------------------------- |
  * | `FC_NUM_RUNS`      | 100                | 300    | fast-check runs of a typical property        |
- * | `HOSTILE_REQUESTS` | 10 × `FC_NUM_RUNS` | 10,000 | hostile requests per endpoint via `inject`;  |
+ * | `HOSTILE_REQUESTS` | 5 × `FC_NUM_RUNS`  | 10,000 | hostile requests per endpoint via `inject`;  |
  * |                    |                    |        | the raw-socket test sends a tenth of it      |
  * | `CRASH_KILLS`      | 2                  | 6      | SIGKILLs per crash test, each a fresh child  |
  * | `CRASH_BLOCKS`     | 1,500              | 4,000  | blocks each crash test ingests               |
@@ -36,8 +36,8 @@ export function fcRuns(share = 1, min = 1): number {
   return Math.max(min, Math.round(FC_NUM_RUNS * share))
 }
 
-/** Hostile requests per endpoint through `inject` (`HOSTILE_REQUESTS`, default 10 × FC_NUM_RUNS). */
-export const HOSTILE_REQUESTS = positiveInt('HOSTILE_REQUESTS', 10 * FC_NUM_RUNS)
+/** Hostile requests per endpoint through `inject` (`HOSTILE_REQUESTS`, default 5 × FC_NUM_RUNS). */
+export const HOSTILE_REQUESTS = positiveInt('HOSTILE_REQUESTS', 5 * FC_NUM_RUNS)
 
 /** SIGKILLs per crash test (`CRASH_KILLS`, default 2). */
 export const CRASH_KILLS = positiveInt('CRASH_KILLS', 2)

@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MAX_DEPTH, skipValue, skipWs, stringStop } from '../../src/ledger/json-scan.js'
+import { fcRuns } from '../budget.js'
 
-const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 60)
+const NUM_RUNS = fcRuns(0.6)
 
 /**
  * `text` as a view at byte `offset` of a larger buffer whose other bytes are `fill`: the scanner

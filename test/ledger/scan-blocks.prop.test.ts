@@ -7,8 +7,9 @@ import { parseJsonLine } from '../../src/ledger/json-lines.js'
 import { toBlockInput } from '../../src/ledger/read-blocks.js'
 import { blockOfLine, scanBlockJson } from '../../src/ledger/scan-blocks.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
+import { fcRuns } from '../budget.js'
 
-const NUM_RUNS = Number(process.env.FC_NUM_RUNS ?? 60)
+const NUM_RUNS = fcRuns(0.6)
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
 
 /** The value or the error message of `f`: two readers agree when these are equal. */

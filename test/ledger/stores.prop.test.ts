@@ -8,8 +8,8 @@ import type { BlockJson, TransactionJson, UserTransactionJson } from '../../src/
 import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
 import { fcRuns } from '../budget.js'
 
-// Each run appends to a fresh SQLite file as well as memory, so 0.6 of the typical budget.
-const NUM_RUNS = fcRuns(0.6)
+// Each run appends to a fresh SQLite file as well as memory, so 0.3 of the typical budget.
+const NUM_RUNS = fcRuns(0.3)
 
 /**
  * The obviously-correct ledger: a list of blocks, answers by filtering and sorting everything
