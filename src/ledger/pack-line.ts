@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { skipValue, skipWs } from './json-scan.js'
-import { emptyTxnFields, packedEnd, packTransaction, type TxnFields } from './txn-pack.js'
+import { emptyTxnFields, type TxnFields } from './txn-fields.js'
+import { packedEnd, packTransaction } from './txn-pack.js'
 import type { BlockJson } from './types.js'
 
 /** A line of a chain file read by `packBlockLine`: what the ledger checks, and the transactions packed. */

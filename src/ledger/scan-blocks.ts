@@ -7,23 +7,7 @@ import { parseBlockJson } from './parse-block.js'
 import { scanBlocksThreaded } from './scan-threads.js'
 import { toBlockInput } from './read-blocks.js'
 import type { BlockJson } from './types.js'
-
-/**
- * What a scan keeps of each transaction: the fields `parseBlockJson` reads (`engine`), plus
- * those `checkBlock` reads (`ledger`). A missing field is `undefined`, which both read as missing.
- */
-interface TxnSkeleton {
-  type: string | undefined
-  gas_unit_price: string | undefined
-  gas_used: string | undefined
-  epoch: string | undefined
-  payload: { type: string | undefined; function: string | undefined } | undefined
-  block_end_info: Record<string, boolean | number> | null | undefined
-  version: string | undefined
-  sender: string | undefined
-  sequence_number: string | undefined
-  replay_protection_nonce: string | null | undefined
-}
+import { emptyTxnFields, type TxnFields } from './txn-fields.js'
 
 /** Which fields a scan keeps: the engine's (`parseBlockJson`) or also the ledger's (`checkBlock`). */
 export type ScanMode = 'engine' | 'ledger'
@@ -252,7 +236,7 @@ function textValue(b: Buffer): string {
 export function scanBlockJson(b: Buffer, mode: ScanMode): ScannedBlock | undefined {
   const ledger = mode === 'ledger'
   const skeleton: Record<string, unknown> = {}
-  const txns: TxnSkeleton[] = []
+  const txns: TxnFields[] = []
   const txnStarts: number[] = []
   const txnEnds: number[] = []
   lineView = new DataView(b.buffer, b.byteOffset, b.length)
@@ -300,23 +284,12 @@ export function scanBlockJson(b: Buffer, mode: ScanMode): ScannedBlock | undefin
 }
 
 /** The `transactions` array at `p`; returns the position past it, or -1. */
-function scanTransactions(b: Buffer, p: number, ledger: boolean, txns: TxnSkeleton[], starts: number[], ends: number[]): number {
+function scanTransactions(b: Buffer, p: number, ledger: boolean, txns: TxnFields[], starts: number[], ends: number[]): number {
   if (b[p] !== 91) return -1
   p = skipWs(b, p + 1)
   if (b[p] === 93) return p + 1
   for (;;) {
-    const txn: TxnSkeleton = {
-      type: undefined,
-      gas_unit_price: undefined,
-      gas_used: undefined,
-      epoch: undefined,
-      payload: undefined,
-      block_end_info: undefined,
-      version: undefined,
-      sender: undefined,
-      sequence_number: undefined,
-      replay_protection_nonce: undefined,
-    }
+    const txn = emptyTxnFields()
     const start = p
     p = scanTransaction(b, p, ledger, txn)
     if (p < 0) return -1
@@ -332,7 +305,7 @@ function scanTransactions(b: Buffer, p: number, ledger: boolean, txns: TxnSkelet
 }
 
 /** One transaction object at `p` into `txn`; returns the position past it, or -1. */
-function scanTransaction(b: Buffer, p: number, ledger: boolean, txn: TxnSkeleton): number {
+function scanTransaction(b: Buffer, p: number, ledger: boolean, txn: TxnFields): number {
   if (b[p] !== 123) return -1
   p = skipWs(b, p + 1)
   if (b[p] === 125) return p + 1
@@ -390,7 +363,7 @@ function scanTransaction(b: Buffer, p: number, ledger: boolean, txn: TxnSkeleton
 }
 
 /** A payload object at `p`: its `type` and `function` strings. */
-function scanPayload(b: Buffer, p: number, txn: TxnSkeleton): number {
+function scanPayload(b: Buffer, p: number, txn: TxnFields): number {
   const payload: { type: string | undefined; function: string | undefined } = { type: undefined, function: undefined }
   txn.payload = payload
   if (b[p] !== 123) return -1
@@ -441,7 +414,7 @@ function scanPayload(b: Buffer, p: number, txn: TxnSkeleton): number {
  * are `true`/`false` or plain integers of up to 15 digits (exact as doubles, the value
  * `JSON.parse` gives); any other value of theirs is refused.
  */
-function scanEndInfo(b: Buffer, p: number, txn: TxnSkeleton): number {
+function scanEndInfo(b: Buffer, p: number, txn: TxnFields): number {
   if (b[p] === 110) {
     txn.block_end_info = null
     return scanLiteral(b, p)

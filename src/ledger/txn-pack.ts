@@ -5,6 +5,7 @@
  * bytes back (less whitespace); it also reads the fields the ledger checks. O(bytes).
  */
 import { DECIMAL, DICTIONARY, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
+import type { TxnFields } from './txn-fields.js'
 
 /** Shortest hex string worth a token: below that it saves little. */
 const MIN_HEX_DIGITS = 8
@@ -28,39 +29,6 @@ for (let hi = 0; hi < 256; hi++) {
 /** Escapes `JSON.stringify` writes as two characters: `" \ b f n r t`. */
 const SHORT_ESCAPE = new Uint8Array(256)
 for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1
-
-/**
- * The transaction fields the ledger reads (`parseBlockJson`, `checkBlock`), each exactly as
- * `JSON.parse` of the text has it; `undefined` when missing. Filled by `packTransaction`.
- */
-export interface TxnFields {
-  type: string | undefined
-  gas_unit_price: string | undefined
-  gas_used: string | undefined
-  epoch: string | undefined
-  payload: { type: string | undefined; function: string | undefined } | undefined
-  block_end_info: Record<string, boolean | number> | null | undefined
-  version: string | undefined
-  sender: string | undefined
-  sequence_number: string | undefined
-  replay_protection_nonce: string | null | undefined
-}
-
-/** A new `TxnFields` with every field missing. */
-export function emptyTxnFields(): TxnFields {
-  return {
-    type: undefined,
-    gas_unit_price: undefined,
-    gas_used: undefined,
-    epoch: undefined,
-    payload: undefined,
-    block_end_info: undefined,
-    version: undefined,
-    sender: undefined,
-    sequence_number: undefined,
-    replay_protection_nonce: undefined,
-  }
-}
 
 /** What a container's members are read for: nothing, the transaction's fields, its payload's, its block end info's. */
 const NONE = 0

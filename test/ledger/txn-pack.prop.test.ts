@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DICTIONARY } from '../../src/ledger/txn-code.js'
-import { emptyTxnFields, packedEnd, packText, packTransaction, type TxnFields } from '../../src/ledger/txn-pack.js'
+import { emptyTxnFields, type TxnFields } from '../../src/ledger/txn-fields.js'
+import { packedEnd, packText, packTransaction } from '../../src/ledger/txn-pack.js'
 import { unpackJson } from '../../src/ledger/txn-unpack.js'
 import { fcRuns } from '../budget.js'
 
