@@ -43,13 +43,15 @@ describe('the live gas page (GET /) in Chromium', () => {
 
     const served = (await (await fetch(`${url}/v1/estimate_gas_price`)).json()) as Record<string, number>
     const text = (id: string) => page.locator(`#${id}`).textContent()
-    // Predicates run in the page, so they are given as source text.
-    await page.waitForFunction("document.querySelector('#live')?.textContent === 'live'")
+    // Waits are locator waits, which Playwright runs outside the page's script: the page's CSP
+    // forbids eval, which `waitForFunction` needs whenever it has to poll.
+    const until = (selector: string, text: RegExp) => page.locator(selector, { hasText: text }).waitFor({ state: 'attached' })
+    await until('#live', /^live$/)
     expect(await text('aptos-deprioritized')).toBe(String(served.deprioritized_gas_estimate))
     expect(await text('aptos-regular')).toBe(String(served.gas_estimate))
     expect(await text('aptos-prioritized')).toBe(String(served.prioritized_gas_estimate))
     const calibrated = (await (await fetch(`${url}/v1/gas/estimate`)).json()) as Record<string, { price: number; promise: { k: number; q: number } }>
-    await page.waitForFunction("(document.querySelector('#promise-regular')?.textContent ?? '') !== ''")
+    await until('#promise-regular', /\S/)
     expect(await text('calibrated-regular')).toBe(String(calibrated.regular?.price))
     expect(await text('promise-regular')).toBe(`included within ${calibrated.regular?.promise.k} blocks with p ≥ ${calibrated.regular?.promise.q}`)
     expect(await page.locator('#chart rect').count()).toBe(300)
@@ -61,11 +63,11 @@ describe('the live gas page (GET /) in Chromium', () => {
     const last = await store.blockByHeight(info?.block_height ?? 0, false)
     const next = new ChainBuilder({ height: height + 1n, version: BigInt(info?.ledger_version ?? 0) + 1n, epoch: info?.epoch ?? 0, timestamp: BigInt(last?.block_timestamp ?? 0) + 1_000_000n })
     await server.appendBlock(next.block({ users: [{ sender: 1, gas_unit_price: 150 }] }))
-    const newHeight = JSON.stringify(String(height + 1n))
-    await page.waitForFunction(`document.querySelector('#block-height')?.textContent === ${newHeight}`)
+    const newHeight = String(height + 1n)
+    await until('#block-height', new RegExp(`^${newHeight}$`))
     const after = (await (await fetch(`${url}/v1/estimate_gas_price`)).json()) as Record<string, number>
     expect(await text('aptos-regular')).toBe(String(after.gas_estimate))
-    await page.waitForFunction(`document.querySelector('#chart rect:last-of-type title')?.textContent?.startsWith('block ' + ${newHeight} + ':') === true`)
+    await until('#chart rect:last-of-type title', new RegExp(`^block ${newHeight}:`))
 
     // Self-contained: every request the page made went to this server.
     expect(requests.every((r) => r.startsWith(url))).toBe(true)
