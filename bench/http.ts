@@ -11,7 +11,6 @@
  * Prints a markdown table; writes bench/results/http.json.
  */
 import autocannon from 'autocannon'
-import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -22,6 +21,7 @@ import { loadJsonLines } from '../src/ledger/load.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
 import { createRng } from '../src/sim/prng.js'
+import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -69,39 +69,8 @@ function fixture(blocks: BlockJson[]): Fixture {
   }
 }
 
-interface Target {
-  url: string
-  child: ChildProcess
-}
-
-async function startServer(kind: 'bare' | 'memory' | 'sqlite', arg: string): Promise<Target> {
-  const child = fork(join(here, 'http-server.ts'), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { url: string }).url))
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
-  })
-  return { url, child }
-}
-
-/** The child's CPU time so far (µs). */
-async function cpuOf(t: Target): Promise<number> {
-  const reply = new Promise<number>((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
-        t.child.off('message', on)
-        resolve((m as { cpu_us: number }).cpu_us)
-      }
-    }
-    t.child.on('message', on)
-  })
-  t.child.send('cpu')
-  return reply
-}
-
-async function stopServer(t: Target): Promise<void> {
-  const exited = new Promise((r) => t.child.once('exit', r))
-  t.child.send('stop')
-  await exited
+async function startServer(kind: 'bare' | 'memory' | 'sqlite', arg: string): Promise<BenchServer> {
+  return startBenchServer(join(here, 'http-server.ts'), [kind, arg])
 }
 
 interface Row {
@@ -123,7 +92,7 @@ const median = (xs: number[]): number => {
 }
 
 /** One bounded autocannon run after a 1 s warm-up; `paths` cycles through the request paths. */
-async function load(t: Target, paths: readonly string[], label: [string, string]): Promise<Row> {
+async function load(t: BenchServer, paths: readonly string[], label: [string, string]): Promise<Row> {
   let i = 0
   const run = (duration: number) =>
     autocannon({
@@ -133,9 +102,9 @@ async function load(t: Target, paths: readonly string[], label: [string, string]
       requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }],
     })
   await run(1) // warm-up: JIT, caches, connection setup
-  const cpu0 = await cpuOf(t)
+  const cpu0 = await serverCpu(t)
   const r = await run(DURATION)
-  const cpu1 = await cpuOf(t)
+  const cpu1 = await serverCpu(t)
   const row: Row = {
     case: label[0],
     store: label[1],
@@ -203,25 +172,25 @@ async function main(): Promise<void> {
         await runBare()
       }
     }
-    await stopServer(bare)
+    await stopBenchServer(bare)
     ratios = estimateRuns.map((e, k) => e.requests_per_sec / Math.max(1, (bareRuns[k] as Row).requests_per_sec))
     cpuRatios = estimateRuns.map((e, k) => (bareRuns[k] as Row).server_cpu_us_per_request / Math.max(0.001, e.server_cpu_us_per_request))
     estimateRow = medianRow(estimateRuns)
     bareRow = medianRow(bareRuns)
     rows.push(bareRow, estimateRow)
     if (values.only === 'estimate') {
-      await stopServer(memory)
+      await stopBenchServer(memory)
       throw new Done()
     }
     rows.push(await load(memory, byVersion, ['GET /v1/transactions/by_version/{v}', 'memory']))
     rows.push(await load(memory, listing, ['GET /v1/accounts/{a}/transactions', 'memory']))
-    await stopServer(memory)
+    await stopBenchServer(memory)
 
     const sql = await startServer('sqlite', db)
     rows.push(await load(sql, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'sqlite']))
     rows.push(await load(sql, byVersion, ['GET /v1/transactions/by_version/{v}', 'sqlite']))
     rows.push(await load(sql, listing, ['GET /v1/accounts/{a}/transactions', 'sqlite']))
-    await stopServer(sql)
+    await stopBenchServer(sql)
   } catch (error) {
     if (!(error instanceof Done)) throw error
   } finally {

@@ -26,7 +26,7 @@
  * bench/results/memory-store.json.
  */
 import autocannon from 'autocannon'
-import { execFileSync, fork, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -37,6 +37,7 @@ import type { BlockJson } from '../src/ledger/types.js'
 import { chainLines } from '../src/sim/index.js'
 import { createRng } from '../src/sim/prng.js'
 import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
+import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -80,38 +81,8 @@ const median = (xs: number[]): number => {
   return s.length === 0 ? NaN : s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
 }
 
-interface Server {
-  url: string
-  child: ChildProcess
-}
-
-async function startServer(src: string, file: string): Promise<Server> {
-  const child = fork(CHILD, ['serve', src, file], { execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { url: string }).url))
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
-  })
-  return { url, child }
-}
-
-async function cpuOf(s: Server): Promise<number> {
-  const reply = new Promise<number>((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
-        s.child.off('message', on)
-        resolve((m as { cpu_us: number }).cpu_us)
-      }
-    }
-    s.child.on('message', on)
-  })
-  s.child.send('cpu')
-  return reply
-}
-
-async function stopServer(s: Server): Promise<void> {
-  const exited = new Promise((r) => s.child.once('exit', r))
-  s.child.send('stop')
-  await exited
+async function startServer(src: string, file: string): Promise<BenchServer> {
+  return startBenchServer(CHILD, ['serve', src, file], { execArgv: ['--expose-gc', '--import', 'tsx'] })
 }
 
 interface HttpRun {
@@ -122,14 +93,14 @@ interface HttpRun {
 }
 
 /** One bounded autocannon run after a 1 s warm-up, cycling through `paths`. */
-async function hit(s: Server, paths: readonly string[]): Promise<HttpRun> {
+async function hit(s: BenchServer, paths: readonly string[]): Promise<HttpRun> {
   let i = 0
   const run = (duration: number) =>
     autocannon({ url: s.url, connections: CONNECTIONS, duration, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }] })
   await run(1)
-  const cpu0 = await cpuOf(s)
+  const cpu0 = await serverCpu(s)
   const r = await run(DURATION)
-  const cpu1 = await cpuOf(s)
+  const cpu1 = await serverCpu(s)
   return { requests_per_sec: r.requests.average, server_cpu_us_per_request: (cpu1 - cpu0) / Math.max(1, r.requests.total), non_2xx: r.non2xx, errors: r.errors }
 }
 
@@ -218,8 +189,8 @@ async function measureReads(base: string | null, here: string, sample: string, r
       console.error(`  ${name}: ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}`)
     }
   } finally {
-    await stopServer(after)
-    if (before !== null) await stopServer(before)
+    await stopBenchServer(after)
+    if (before !== null) await stopBenchServer(before)
   }
 }
 

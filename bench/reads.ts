@@ -11,7 +11,6 @@
  * Prints a markdown table; writes bench/results/reads.json.
  */
 import autocannon from 'autocannon'
-import { fork, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -20,6 +19,7 @@ import { parseArgs } from 'node:util'
 import { ingestJsonLines } from '../src/ledger/ingest.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
+import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const DATA = join(here, '..', 'data', 'chain.jsonl')
@@ -27,46 +27,17 @@ const { values } = parseArgs({ options: { duration: { type: 'string', default: '
 const DURATION = Number(values.duration)
 const ROUNDS = Number(values.rounds)
 
-interface Server {
-  url: string
-  child: ChildProcess
+async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<BenchServer> {
+  return startBenchServer(join(here, 'http-server.ts'), [kind, arg])
 }
 
-async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<Server> {
-  const child = fork(join(here, 'http-server.ts'), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { url: string }).url))
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
-  })
-  return { url, child }
-}
-
-async function stopServer(s: Server): Promise<void> {
-  const exited = new Promise((r) => s.child.once('exit', r))
-  s.child.send('stop')
-  await exited
-}
-
-async function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
-        child.off('message', on)
-        resolve((m as { cpu_us: number }).cpu_us)
-      }
-    }
-    child.on('message', on)
-    child.send('cpu')
-  })
-}
-
-async function load(s: Server, list: string[]): Promise<{ rps: number; cpu: number; non2xx: number }> {
+async function load(s: BenchServer, list: string[]): Promise<{ rps: number; cpu: number; non2xx: number }> {
   let i = 0
   const run = (duration: number) => autocannon({ url: s.url, connections: 10, duration, requests: [{ setupRequest: (req) => ({ ...req, path: list[i++ % list.length] as string }) }] })
   await run(1)
-  const c0 = await cpuOf(s.child)
+  const c0 = await serverCpu(s)
   const r = await run(DURATION)
-  const c1 = await cpuOf(s.child)
+  const c1 = await serverCpu(s)
   return { rps: r.requests.average, cpu: (c1 - c0) / Math.max(1, r.requests.total), non2xx: r.non2xx }
 }
 
@@ -116,8 +87,8 @@ async function main(): Promise<void> {
         })
       }
     } finally {
-      await stopServer(memory)
-      await stopServer(sqlite)
+      await stopBenchServer(memory)
+      await stopBenchServer(sqlite)
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true })

@@ -18,7 +18,6 @@
  * Prints a markdown table; writes bench/results/scale.json.
  */
 import autocannon from 'autocannon'
-import { fork, type ChildProcess } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -27,6 +26,7 @@ import { parseArgs } from 'node:util'
 import { ingestJsonLines } from '../src/ledger/ingest.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import { createRng } from '../src/sim/prng.js'
+import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -112,43 +112,17 @@ function paths(blocks: number, lastVersion: number): Record<string, string[]> {
   }
 }
 
-async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(join(here, 'http-server.ts'), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { url: string }).url))
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
-  })
-  return { url, child }
+async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<BenchServer> {
+  return startBenchServer(join(here, 'http-server.ts'), [kind, arg])
 }
 
-async function stopServer(t: { child: ChildProcess }): Promise<void> {
-  const exited = new Promise((r) => t.child.once('exit', r))
-  t.child.send('stop')
-  await exited
-}
-
-/** The server's CPU time so far (µs). */
-async function cpuOf(child: ChildProcess): Promise<number> {
-  const reply = new Promise<number>((resolve) => {
-    const on = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpu_us' in m) {
-        child.off('message', on)
-        resolve((m as { cpu_us: number }).cpu_us)
-      }
-    }
-    child.on('message', on)
-  })
-  child.send('cpu')
-  return reply
-}
-
-async function latency(server: { url: string; child: ChildProcess }, list: string[]): Promise<{ mean: number; cpu: number; p99: number; non2xx: number }> {
+async function latency(server: BenchServer, list: string[]): Promise<{ mean: number; cpu: number; p99: number; non2xx: number }> {
   let i = 0
   const run = (duration: number) => autocannon({ url: server.url, connections: 4, duration, requests: [{ setupRequest: (req) => ({ ...req, path: list[i++ % list.length] as string }) }] })
   await run(1)
-  const cpu0 = await cpuOf(server.child)
+  const cpu0 = await serverCpu(server)
   const r = await run(DURATION)
-  const cpu1 = await cpuOf(server.child)
+  const cpu1 = await serverCpu(server)
   return { mean: (4 * 1000) / Math.max(1e-9, r.requests.average), cpu: (cpu1 - cpu0) / Math.max(1, r.requests.total), p99: r.latency.p99, non2xx: r.non2xx }
 }
 
@@ -185,7 +159,7 @@ async function main(): Promise<void> {
             console.error(`  ${endpoint} (${kind}, ${blocks} blocks): mean ${r.mean.toFixed(3)} ms, ${r.cpu.toFixed(0)} µs CPU/request`)
           }
         } finally {
-          await stopServer(server)
+          await stopBenchServer(server)
         }
       }
     }
