@@ -3,6 +3,7 @@
  * its own heap and JIT state. Prints one JSON line.
  *
  *   tsx bench/stores-child.ts sqlite-ingest SRC_DIR FILE        into a new SQLite file, closed
+ *   tsx bench/stores-child.ts sqlite-ingest-threads SRC_DIR FILE   the same, lines read on 1 worker thread
  *   tsx bench/stores-child.ts pg-ingest SRC_DIR FILE URL        into an empty PostgreSQL database
  *
  * SRC_DIR is the `src` tree to load the stores from: this checkout's, or the baseline commit's
@@ -24,19 +25,19 @@ interface Store {
   close(): unknown
 }
 interface IngestModule {
-  ingestJsonLines(path: string, store: Store): Promise<{ appended: number }>
+  ingestJsonLines(path: string, store: Store, options?: { threads?: number }): Promise<{ appended: number }>
 }
 
 const bytes = statSync(file).size
 const { ingestJsonLines } = await load<IngestModule>('ledger/ingest.ts')
-if (task === 'sqlite-ingest') {
+if (task === 'sqlite-ingest' || task === 'sqlite-ingest-threads') {
   const { SqliteStore } = await load<{ SqliteStore: { open(path: string): Store } }>('ledger/sqlite-store.ts')
   const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-'))
   try {
     const c0 = cpuMs()
     const t0 = performance.now()
     const store = SqliteStore.open(join(dir, 'ledger.db'))
-    const summary = await ingestJsonLines(file, store)
+    const summary = await ingestJsonLines(file, store, task === 'sqlite-ingest-threads' ? { threads: 1 } : {})
     // Closing checkpoints the WAL into the database: part of the ingest's cost.
     store.close()
     const wall = performance.now() - t0

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
 import { InvalidDataError } from './errors.js'
 import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from './limits.js'
 
@@ -118,4 +119,16 @@ function unreadable(file: string, number: number, error: unknown): InvalidDataEr
   const e = error as NodeJS.ErrnoException
   const reason = e.code === 'EISDIR' ? 'EISDIR (it is a directory)' : (e.code ?? (error instanceof Error ? error.message : String(error)))
   return new InvalidDataError(file, number === 1 ? 0 : number, '(file)', `cannot read: ${reason}`, { cause: error })
+}
+
+/**
+ * The size of `path` when it names a regular file, which worker threads can read in chunks;
+ * -1 for `-`, pipes and unreadable paths, which are read in place (and so report their errors).
+ */
+export async function regularFileSize(path: string): Promise<number> {
+  if (path === '-') return -1
+  return stat(path).then(
+    (s) => (s.isFile() ? s.size : -1),
+    () => -1,
+  )
 }

@@ -1,8 +1,7 @@
-import { stat } from 'node:fs/promises'
 import type { BlockInput } from '../core/block.js'
 import { parseJsonLine } from './json-lines.js'
 import { scanLiteral, scanNumber, scanString, skipValue, skipWs, stringStop } from './json-scan.js'
-import { readLineBytes, sourceName, type LineOptions } from './lines.js'
+import { readLineBytes, regularFileSize, sourceName, type LineOptions } from './lines.js'
 import { parseBlockJson } from './parse-block.js'
 import { scanBlocksThreaded } from './scan-threads.js'
 import { toBlockInput } from './read-blocks.js'
@@ -508,13 +507,9 @@ export async function* scanBlocks(source: string | NodeJS.ReadableStream, option
   for await (const { number, bytes } of readLineBytes(source, { ...options, file })) yield { file, line: number, block: blockOfLine(file, number, bytes) }
 }
 
-/** Whether `path` names a regular file (`-`, pipes and unreadable paths are read in place, which reports their errors). */
+/** Whether `path` names a regular file (`regularFileSize`). */
 export async function isRegularFile(path: string): Promise<boolean> {
-  if (path === '-') return false
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  )
+  return (await regularFileSize(path)) >= 0
 }
 
 /** A block read by `scanBlocks`, with the file and line it came from. */

@@ -6,7 +6,9 @@ import { Worker } from 'node:worker_threads'
 import { BlockBatchReader, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from './errors.js'
 import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from './limits.js'
-import type { ToMain, ToWorker } from './scan-protocol.js'
+import { ingestBlocksOfBatch, type IngestBatch } from './ingest-batch.js'
+import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
+import type { IngestBlock } from './store.js'
 import type { ScannedLine } from './scan-blocks.js'
 
 /** How a threaded scan splits its file. */
@@ -111,6 +113,39 @@ class Inbox {
  */
 export async function* scanBlocksThreaded(path: string, options: ThreadedScanOptions, progress?: { bytes: number }): AsyncGenerator<ScannedLine> {
   const file = options.file ?? path
+  for await (const { batch, linesBefore } of threadedBatches(path, options, { kind: 'blocks' }, BLOCK_CREDIT, progress)) {
+    const b = batch as BlockBatch
+    const reader = new BlockBatchReader(b)
+    for (let i = 0; i < b.count; i++) yield { file, line: linesBefore + (b.lines[i] as number), block: reader.block(i) }
+  }
+}
+
+/** Engine batches a worker may have in flight (1,024 blocks each at most). */
+const BLOCK_CREDIT = 4
+/**
+ * Ingest batches a worker may have in flight (4 MiB of transaction JSON each): more than one
+ * database transaction of `ingestJsonLines` (20,000 transactions, about 24 MB on a mainnet-like
+ * chain), so the worker goes on scanning while the main thread writes and commits.
+ */
+const INGEST_CREDIT = 8
+
+/**
+ * The ingest blocks of a JSON Lines file, as `ingestBlockOfLine` makes them line by line, made on
+ * worker threads (`scanBlocksThreaded`'s chunks and order): the same blocks, line numbers and
+ * first error as the sequential read. `ingestJsonLines` uses it so that scanning a regular file
+ * runs beside the store's writes.
+ */
+export async function* ingestBlocksThreaded(path: string, options: ThreadedScanOptions & { maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
+  for await (const { batch, linesBefore } of threadedBatches(path, options, { kind: 'ingest', maxTransactions: options.maxTransactions }, INGEST_CREDIT)) {
+    const b = batch as IngestBatch
+    const blocks = ingestBlocksOfBatch(b)
+    for (let i = 0; i < b.count; i++) yield { line: linesBefore + (b.lines[i] as number), block: blocks[i] as IngestBlock }
+  }
+}
+
+/** The batches of a threaded scan in file order, each with the lines of the chunks before its own. */
+async function* threadedBatches(path: string, options: ThreadedScanOptions, mode: ScanMode, credit: number, progress?: { bytes: number }): AsyncGenerator<{ batch: BlockBatch | IngestBatch; linesBefore: number }> {
+  const file = options.file ?? path
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const threads = Math.max(1, Math.floor(options.threads))
   const { size } = await stat(path)
@@ -134,7 +169,7 @@ export async function* scanBlocksThreaded(path: string, options: ThreadedScanOpt
   })
   const crashed = new Set<Worker>()
   try {
-    workers.forEach((w, i) => w.postMessage({ type: 'job', job, path, file, size, chunkBytes, chunks, first: i, step: n, maxLineBytes } satisfies ToWorker))
+    workers.forEach((w, i) => w.postMessage({ type: 'job', job, mode, credit, path, file, size, chunkBytes, chunks, first: i, step: n, maxLineBytes } satisfies ToWorker))
     let linesBefore = 0
     for (let chunk = 0; chunk < chunks; chunk++) {
       const w = chunk % n
@@ -149,9 +184,7 @@ export async function* scanBlocksThreaded(path: string, options: ThreadedScanOpt
         }
         if (m.type === 'batch') {
           ;(workers[w] as Worker).postMessage({ type: 'credit', job } satisfies ToWorker)
-          const batch: BlockBatch = m.batch
-          const reader = new BlockBatchReader(batch)
-          for (let i = 0; i < batch.count; i++) yield { file, line: linesBefore + (batch.lines[i] as number), block: reader.block(i) }
+          yield { batch: m.batch, linesBefore }
         } else if (m.type === 'chunk-end') {
           linesBefore += m.lines
           if (progress !== undefined) progress.bytes = Math.min(size, (chunk + 1) * chunkBytes)

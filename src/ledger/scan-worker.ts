@@ -1,22 +1,58 @@
 /**
  * Worker thread of a threaded block scan (`scan-threads.ts`): scans the chunks of a file it is
  * given, in order, with the same line splitter and block scanner as a sequential scan, and posts
- * each chunk's blocks as transferred `BlockBatch`es, then the chunk's line count. At most
- * `CREDIT` batches are in flight: the main thread grants one back per batch it consumes, so a
- * worker ahead of the reader waits instead of filling memory.
+ * each chunk's blocks as transferred batches (`BlockBatch`es of engine blocks, or `IngestBatch`es
+ * of a store's ingest blocks), then the chunk's line count. At most the job's `credit` batches are
+ * in flight: the main thread grants one back per batch it consumes, so a worker ahead of the
+ * reader waits instead of filling memory.
  */
 import { open, type FileHandle } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { parentPort } from 'node:worker_threads'
-import { BlockBatchWriter } from './block-batch.js'
+import { BlockBatchWriter, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from './errors.js'
+import { IngestBatchWriter, type IngestBatch } from './ingest-batch.js'
+import { ingestBlockOfLine } from './ingest-block.js'
 import { readLineBytes } from './lines.js'
 import { blockOfLine } from './scan-blocks.js'
-import { chunkRange, CREDIT, type ToMain, type ToWorker } from './scan-protocol.js'
+import { chunkRange, type ScanMode, type ToMain, type ToWorker } from './scan-protocol.js'
 
-/** A batch is sent at this many blocks or user transactions, whichever comes first. */
+/** An engine batch is sent at this many blocks or user transactions, whichever comes first. */
 const BATCH_BLOCKS = 1024
 const BATCH_TXNS = 1 << 16
+/** An ingest batch is sent at this many bytes of transaction JSON (or `BATCH_BLOCKS` blocks). */
+const BATCH_BYTES = 4 << 20
+
+/** One line into the batch being built; `full()` once it should be sent. */
+interface Batcher {
+  add(line: number, bytes: Buffer): void
+  readonly count: number
+  full(): boolean
+  take(): { batch: BlockBatch | IngestBatch; transfer: ArrayBuffer[] }
+}
+
+function batcher(mode: ScanMode, file: string): Batcher {
+  if (mode.kind === 'ingest') {
+    const w = new IngestBatchWriter()
+    return {
+      add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions)),
+      get count() {
+        return w.count
+      },
+      full: () => w.count >= BATCH_BLOCKS || w.byteLength >= BATCH_BYTES,
+      take: () => w.take(),
+    }
+  }
+  const w = new BlockBatchWriter()
+  return {
+    add: (line, bytes) => w.add(line, blockOfLine(file, line, bytes)),
+    get count() {
+      return w.count
+    },
+    full: () => w.count >= BATCH_BLOCKS || w.txns >= BATCH_TXNS,
+    take: () => w.take(),
+  }
+}
 
 const port = parentPort
 if (port === null) throw new Error('scan-worker.ts runs as a worker thread')
@@ -41,7 +77,7 @@ port.on('message', (m: ToWorker) => {
     granted = undefined
   } else {
     job = m.job
-    credit = CREDIT
+    credit = m.credit
     void run(m).catch((error: unknown) => {
       if (job === m.job) post({ type: 'error', job: m.job, chunk: -1, line: 0, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
     })
@@ -63,14 +99,14 @@ async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
       if (job !== m.job) return
       const { start, end } = await chunkRange(fh, chunk, m.chunkBytes, m.size, m.maxLineBytes)
       const counted = { newlines: 0, last: 10 }
-      const writer = new BlockBatchWriter()
+      const writer = batcher(m.mode, m.file)
       let line = 0
       try {
         const lines = readLineBytes(Readable.from(readRange(fh, start, end, counted)), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
         for await (const { number, bytes } of lines) {
           line = number
-          writer.add(number, blockOfLine(m.file, number, bytes))
-          if (writer.count >= BATCH_BLOCKS || writer.txns >= BATCH_TXNS) {
+          writer.add(number, bytes)
+          if (writer.full()) {
             if (!(await mayPost(m.job))) return
             const { batch, transfer } = writer.take()
             post({ type: 'batch', job: m.job, chunk, batch }, transfer)
