@@ -5,6 +5,7 @@
  *   tsx bench/stores-child.ts sqlite-ingest SRC_DIR FILE        into a new SQLite file, closed
  *   tsx bench/stores-child.ts sqlite-ingest-threads SRC_DIR FILE   the same, lines read on 1 worker thread
  *   tsx bench/stores-child.ts pg-ingest SRC_DIR FILE URL        into an empty PostgreSQL database
+ *   tsx bench/stores-child.ts pg-ingest-threads SRC_DIR FILE URL   the same, lines read on 1 worker thread
  *
  * SRC_DIR is the `src` tree to load the stores from: this checkout's, or the baseline commit's
  * (bench/baseline.ts), so both run the same harness.
@@ -46,12 +47,12 @@ if (task === 'sqlite-ingest' || task === 'sqlite-ingest-threads') {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-} else if (task === 'pg-ingest' && url !== undefined) {
+} else if ((task === 'pg-ingest' || task === 'pg-ingest-threads') && url !== undefined) {
   const { PgStore } = await load<{ PgStore: { open(url: string): Promise<Store> } }>('ledger/pg-store.ts')
   const c0 = cpuMs()
   const t0 = performance.now()
   const store = await PgStore.open(url)
-  const summary = await ingestJsonLines(file, store)
+  const summary = await ingestJsonLines(file, store, task === 'pg-ingest-threads' ? { threads: 1 } : {})
   await store.close()
   // CPU time of this process only: the server's is not counted.
   process.stdout.write(`${JSON.stringify({ bytes, blocks: summary.appended, wall_ms: performance.now() - t0, cpu_ms: cpuMs() - c0 })}\n`)

