@@ -44,10 +44,12 @@ describe('--threads: the same output as a scan on the main thread', () => {
   })
 
   it('ingest --threads 2 writes a ledger byte for byte like the in-place read, and prints the same counts', async () => {
+    const slice = join(dir, 'slice.jsonl')
+    writeFileSync(slice, `${readFileSync(SAMPLE, 'utf8').split('\n').slice(0, 600).join('\n')}\n`)
     const runs = []
     for (const threads of ['0', '2']) {
       const db = join(dir, `ingest-${threads}.db`)
-      const run = await runCli(['ingest', '--db', db, '--input', SAMPLE, '--threads', threads])
+      const run = await runCli(['ingest', '--db', db, '--input', slice, '--threads', threads])
       const dump = new Database(db, { readonly: true })
       const rows = dump.prepare('SELECT version, sender, sequence_number, CAST(json AS TEXT) AS json FROM transactions ORDER BY version').all()
       const blocks = dump.prepare('SELECT * FROM blocks ORDER BY block_height').all()
@@ -56,8 +58,8 @@ describe('--threads: the same output as a scan on the main thread', () => {
       const digest = createHash('sha256').update(JSON.stringify({ rows, blocks, accounts }, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).digest('hex')
       runs.push({ code: run.code, stderr: run.stderr, summary: run.stdout.replace(db, 'DB').replace(/; [0-9.]+ s, [0-9]+ blocks\/s/, ''), rows: rows.length, digest })
     }
-    expect(runs[0]?.summary).toMatch(/^ingest: 2000 blocks appended, 0 skipped/)
-    expect(runs[0]?.rows).toBe(12371)
+    expect(runs[0]?.summary).toMatch(/^ingest: 600 blocks appended, 0 skipped/)
+    expect(runs[0]?.rows).toBeGreaterThan(600)
     expect(runs[1]).toEqual(runs[0])
   })
 
