@@ -123,7 +123,9 @@ async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
           const prefix = `${error.file}:${error.line}: ${error.field}: `
           post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.message.slice(prefix.length), invalidData: true })
         } else post({ type: 'error', job: m.job, chunk, line, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
-        job = -1
+        // Only this job stops: after a cancel, the main thread may already have handed this
+        // worker its next job, which an unconditional reset would stall for good.
+        if (job === m.job) job = -1
         return
       }
       if (writer.count > 0) {

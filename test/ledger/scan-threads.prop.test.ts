@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import type { BlockInput } from '../../src/core/block.js'
 import { BlockBatchReader, BlockBatchWriter } from '../../src/ledger/block-batch.js'
 import { blockOfLine, scanBlocks } from '../../src/ledger/scan-blocks.js'
-import { scanBlocksThreaded } from '../../src/ledger/scan-threads.js'
+import { ingestBlocksThreaded, scanBlocksThreaded } from '../../src/ledger/scan-threads.js'
 import { fcRuns } from '../budget.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
@@ -135,5 +135,23 @@ describe('scanBlocksThreaded: the same blocks, lines and errors as a sequential 
     const viaStdin = await collect(scanBlocks('-', { stdin, threads: 2 }))
     expect(viaStdin.lines[0]?.file).toBe('<stdin>')
     expect(viaStdin.lines.length).toBeGreaterThan(0)
+  })
+
+  it('a worker whose cancelled job fails afterwards still serves the next job to its end', { timeout: 15_000 }, async () => {
+    // The worker of chunk 1 is still splitting its 2 MiB of blank lines when the reader stops
+    // after the first batch of chunk 0 and starts the next job; it then reaches the bad line of
+    // its old job. That failure once reset the worker's current job, so the next scan waited
+    // for that worker forever.
+    const chunkBytes = 2 << 20
+    const blocks = `${new ChainBuilder().blocks(1100, () => []).map((b) => JSON.stringify(b)).join('\n')}\n`
+    const padded = blocks + '\n'.repeat(chunkBytes - blocks.length)
+    const failing = write(`${padded}${'\n'.repeat(chunkBytes - 10)}{bad\n`)
+    const next = write(padded + blocks)
+    const first = ingestBlocksThreaded(failing, { threads: 2, chunkBytes, maxTransactions: 100 })
+    expect((await first.next()).done).toBe(false)
+    await first.return(undefined)
+    let count = 0
+    for await (const _ of ingestBlocksThreaded(next, { threads: 2, chunkBytes, maxTransactions: 100 })) count++
+    expect(count).toBe(2200)
   })
 })
