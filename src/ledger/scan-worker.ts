@@ -5,14 +5,15 @@
  * `CREDIT` batches are in flight: the main thread grants one back per batch it consumes, so a
  * worker ahead of the reader waits instead of filling memory.
  */
-import { open, type FileHandle } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { parentPort } from 'node:worker_threads'
 import { BlockBatchWriter } from './block-batch.js'
 import { InvalidDataError } from './errors.js'
 import { readLineBytes } from './lines.js'
 import { blockOfLine } from './scan-blocks.js'
-import { chunkRange, CREDIT, type ToMain, type ToWorker } from './scan-protocol.js'
+import { chunkRange, readRange } from './file-range.js'
+import { CREDIT, type ToMain, type ToWorker } from './scan-protocol.js'
 
 /** A batch is sent at this many blocks or user transactions, whichever comes first. */
 const BATCH_BLOCKS = 1024
@@ -102,19 +103,5 @@ async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
     if (job === m.job) post({ type: 'done', job: m.job })
   } finally {
     await fh.close()
-  }
-}
-
-/** The bytes `[start, end)` of the file in fresh 1 MiB buffers (the splitter keeps views of them), counting newlines. */
-async function* readRange(fh: FileHandle, start: number, end: number, counted: { newlines: number; last: number }): AsyncGenerator<Buffer> {
-  for (let at = start; at < end; ) {
-    const buffer = Buffer.allocUnsafe(Math.min(1 << 20, end - at))
-    const { bytesRead } = await fh.read(buffer, 0, buffer.length, at)
-    if (bytesRead === 0) return
-    const bytes = buffer.subarray(0, bytesRead)
-    for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) counted.newlines++
-    counted.last = bytes[bytesRead - 1] as number
-    at += bytesRead
-    yield bytes
   }
 }
