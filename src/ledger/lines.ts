@@ -29,6 +29,12 @@ export interface LineOptions {
    * no file's start.
    */
   bom?: boolean | undefined
+  /**
+   * The number of the source's first line (default 1). Greater for a byte range from the middle
+   * of a file read on its own (a threaded load resuming on the calling thread), so that lines
+   * and errors are numbered as in the whole file.
+   */
+  firstLine?: number | undefined
 }
 
 /** The name a source goes by in messages: its path, `<stdin>` for `-`, `<stream>` for a stream. */
@@ -72,18 +78,19 @@ async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: L
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const file = options.file ?? sourceName(source)
   const bom = options.bom ?? true
+  const firstLine = options.firstLine ?? 1
   const stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
   // Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never more
   // than the limit); `number` is the number of the current line.
   let held: Buffer[] = []
   let run = 0
-  let number = 1
+  let number = firstLine
   /** The current line, ending at `end` of `last`; `null` when it is blank. */
   const take = (last: Buffer, start: number, end: number): T | null => {
     let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
     held = []
-    // Line 1 starts the source, so this is where a byte order mark can be, however it was chunked.
-    if (number === 1 && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
+    // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
+    if (number === firstLine && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
     return bytes.length === 0 ? null : make(number, bytes)
   }

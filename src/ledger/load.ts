@@ -1,6 +1,6 @@
 import { InvalidDataError } from './errors.js'
 import { parseJsonLine } from './json-lines.js'
-import { readLineBytes, sourceName, type LineOptions } from './lines.js'
+import { readLineBytes, sourceName, type LineBytes, type LineOptions } from './lines.js'
 import type { LedgerStore } from './store.js'
 import type { BlockJson } from './types.js'
 
@@ -34,10 +34,22 @@ function takesJsonLines(store: LedgerStore): store is LedgerStore & JsonLineStor
  */
 export async function loadJsonLines(source: string, store: LedgerStore, options: LoadOptions = {}): Promise<number> {
   const file = sourceName(source)
-  const lines = takesJsonLines(store) ? store : undefined
+  return appendJsonLines(readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file }), store, file)
+}
+
+/**
+ * The loop of `loadJsonLines` over lines already split (`readLineBytes`), named `file` in
+ * messages: what a threaded load runs on each byte range of its file, and on the calling thread
+ * from a range on when the threads' result cannot be used (`load-threads.ts`).
+ *
+ * @returns the number of blocks appended.
+ * @throws InvalidDataError as `loadJsonLines`; the blocks before the bad line stay appended.
+ */
+export async function appendJsonLines(lines: AsyncIterable<LineBytes>, store: LedgerStore, file: string): Promise<number> {
+  const packing = takesJsonLines(store) ? store : undefined
   let appended = 0
-  for await (const { number, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
-    if (lines === undefined || !lines.appendJsonLine(bytes)) {
+  for await (const { number, bytes } of lines) {
+    if (packing === undefined || !packing.appendJsonLine(bytes)) {
       // The store checks the block as it appends it, so a line is only read as JSON here.
       const block = parseJsonLine(file, number, bytes.toString('utf8'), (json) => json as BlockJson)
       try {
