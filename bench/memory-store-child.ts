@@ -3,7 +3,10 @@
  * `src` tree (this checkout's, or the baseline commit's extracted by the parent), so both sides
  * run the same harness. Run with `--expose-gc`.
  *
- *   tsx bench/memory-store-child.ts load SRC_DIR FILE    prints one JSON line: load time and memory
+ *   tsx bench/memory-store-child.ts load SRC_DIR FILE [THREADS]
+ *                                                       prints one JSON line: load time and memory;
+ *                                                       THREADS is `fromJsonLines`' `threads` option
+ *                                                       (the baseline has none, and ignores it)
  *   tsx bench/memory-store-child.ts serve SRC_DIR FILE   loads, serves the API as `serve` does and
  *                                                       sends `{ url }` over IPC; answers `cpu`
  *                                                       with `{ cpu_us }`; exits on `stop`
@@ -17,7 +20,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { getHeapSpaceStatistics } from 'node:v8'
 
-const [task, srcDir, file] = process.argv.slice(2) as [string, string, string]
+const [task, srcDir, file, threadsArg] = process.argv.slice(2) as [string, string, string, string | undefined]
+const loadOptions = threadsArg === undefined ? {} : { threads: Number(threadsArg) }
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(srcDir, path)).href)) as T
 type Gc = () => void
 const gc = (globalThis as { gc?: Gc }).gc
@@ -32,7 +36,7 @@ interface Store {
   close(): unknown
 }
 interface MemoryModule {
-  MemoryStore: { new (): Store; fromJsonLines(path: string): Promise<Store> }
+  MemoryStore: { new (): Store; fromJsonLines(path: string, options?: { threads?: number }): Promise<Store> }
 }
 interface ApiModule {
   createServer(options: object): Promise<{ listen(o: object): Promise<string>; close(): Promise<void> }>
@@ -57,7 +61,7 @@ if (task === 'load') {
   const young0 = youngGeneration()
   const c0 = cpuMs()
   const t0 = performance.now()
-  const store = await MemoryStore.fromJsonLines(file)
+  const store = await MemoryStore.fromJsonLines(file, loadOptions)
   const wall = performance.now() - t0
   const cpu = cpuMs() - c0
   gc()

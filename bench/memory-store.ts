@@ -6,7 +6,10 @@
  * machine's momentary load. Medians over rounds.
  *
  * 1. Startup: MB/s of `MemoryStore.fromJsonLines` in a fresh process (file size / load time,
- *    wall and CPU). Target >= 100 MB/s.
+ *    wall and CPU). Target >= 100 MB/s. This checkout runs twice per round: on the calling
+ *    thread (`threads: 0`, the default) and on two worker threads (`threads: 2`), so the two
+ *    loads are compared round by round too. The load average (`os.loadavg`) is recorded at each
+ *    round's start: the machine is shared.
  * 2. Memory: RSS after the load and a full GC, minus the RSS of the same process just before the
  *    load (modules imported, an empty store, a full GC: an empty server), as a multiple of the
  *    file size. Target <= 0.5x. Beside it, what the store retains (live heap growth plus its
@@ -28,7 +31,7 @@
 import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -69,8 +72,12 @@ async function generated(blocks: number, seed: number): Promise<string> {
 
 type LoadRun = Record<string, number>
 
-function loadChild(src: string, file: string): LoadRun {
-  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file]
+/** The sides of the load comparison: the baseline, this checkout on the calling thread, and this checkout on two worker threads. */
+const SIDES = ['before', 'sequential', 'threaded'] as const
+type Side = (typeof SIDES)[number]
+
+function loadChild(src: string, file: string, threads?: number): LoadRun {
+  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file, ...(threads === undefined ? [] : [String(threads)])]
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })
   return JSON.parse(out.trim().split('\n').pop() as string) as LoadRun
 }
@@ -128,31 +135,44 @@ async function main(): Promise<void> {
   const loads: Record<string, unknown>[] = []
   for (const file of values.only === 'reads' ? [] : fixtures) {
     const bytes = statSync(file).size
-    {
-      const runs: { before: LoadRun[]; after: LoadRun[] } = { before: [], after: [] }
-      for (let r = 0; r < ROUNDS; r++) {
-        // Alternate which side goes first, so a drift of the machine's load hits both alike.
-        const sides = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const)
-        for (const side of sides) {
-          if (side === 'before' && base === null) continue
-          runs[side].push(loadChild(side === 'before' ? (base as string) : here, file))
-        }
+    const runs: Record<Side, LoadRun[]> = { before: [], sequential: [], threaded: [] }
+    const loadAverages: number[] = []
+    for (let r = 0; r < ROUNDS; r++) {
+      loadAverages.push(loadavg()[0] as number)
+      // Rotate which side goes first, so a drift of the machine's load hits every side alike.
+      const sides = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length] as Side)
+      for (const side of sides) {
+        if (side === 'before' && base === null) continue
+        runs[side].push(side === 'before' ? loadChild(base as string, file) : loadChild(here, file, side === 'sequential' ? 0 : 2))
       }
-      const summary = (xs: LoadRun[]) =>
-        xs.length === 0
-          ? null
-          : {
-              mb_per_s_wall: median(xs.map((x) => bytes / 1e3 / (x.wall_ms as number))),
-              mb_per_s_cpu: median(xs.map((x) => bytes / 1e3 / (x.cpu_ms as number))),
-              rss_x: median(xs.map((x) => (x.rss_growth_bytes as number) / bytes)),
-              rss_less_young_x: median(xs.map((x) => ((x.rss_growth_bytes as number) - (x.new_space_growth_bytes as number)) / bytes)),
-              retained_x: median(xs.map((x) => (x.retained_bytes as number) / bytes)),
-              young_generation_growth_mb: median(xs.map((x) => (x.new_space_growth_bytes as number) / 1e6)),
-            }
-      const speedRatios = runs.before.map((b, k) => (b.wall_ms as number) / ((runs.after[k] as LoadRun).wall_ms as number))
-      loads.push({ file, bytes, before: summary(runs.before), after: summary(runs.after), speed_ratio_wall: median(speedRatios), runs })
-      console.error(`  load ${file.split('/').pop()} done`)
     }
+    const summary = (xs: LoadRun[]) =>
+      xs.length === 0
+        ? null
+        : {
+            mb_per_s_wall: median(xs.map((x) => bytes / 1e3 / (x.wall_ms as number))),
+            mb_per_s_cpu: median(xs.map((x) => bytes / 1e3 / (x.cpu_ms as number))),
+            rss_x: median(xs.map((x) => (x.rss_growth_bytes as number) / bytes)),
+            rss_less_young_x: median(xs.map((x) => ((x.rss_growth_bytes as number) - (x.new_space_growth_bytes as number)) / bytes)),
+            retained_x: median(xs.map((x) => (x.retained_bytes as number) / bytes)),
+            young_generation_growth_mb: median(xs.map((x) => (x.new_space_growth_bytes as number) / 1e6)),
+          }
+    // Per round: how many times faster than the other side (wall), and RSS growth over the other side's.
+    const ratios = (a: LoadRun[], b: LoadRun[]) => a.map((x, k) => (b[k]?.wall_ms as number) / (x.wall_ms as number))
+    const rssRatios = (a: LoadRun[], b: LoadRun[]) => a.map((x, k) => (x.rss_growth_bytes as number) / (b[k]?.rss_growth_bytes as number))
+    loads.push({
+      file,
+      bytes,
+      load_average: loadAverages,
+      before: summary(runs.before),
+      sequential: summary(runs.sequential),
+      threaded: summary(runs.threaded),
+      speed_ratio_wall: median(ratios(runs.sequential, runs.before)),
+      threaded_speed_ratios: ratios(runs.threaded, runs.sequential),
+      threaded_rss_ratios: rssRatios(runs.threaded, runs.sequential),
+      runs,
+    })
+    console.error(`  load ${file.split('/').pop()} done`)
   }
 
   const reads: Record<string, unknown>[] = []
@@ -197,13 +217,15 @@ async function measureReads(base: string | null, here: string, sample: string, r
 function report(base: string | null, loads: Record<string, unknown>[], reads: Record<string, unknown>[]): void {
   const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(0))
   const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(2))
-  type Side = { mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number } | null
-  console.log(`\nBaseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} round(s), medians; fresh process per load.\n`)
-  console.log('| chain | MB | startup MB/s wall (CPU), before → after | RSS growth / file, before → after | the same less the young generation\'s growth | retained / file, before → after | young gen growth MB, before → after |')
-  console.log('|---|---:|---|---|---|---|---|')
-  for (const l of loads as { file: string; bytes: number; before: Side; after: Side }[]) {
+  type Summary = { mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number } | null
+  type Load = { file: string; bytes: number; load_average: number[]; before: Summary; sequential: Summary; threaded: Summary; threaded_speed_ratios: number[]; threaded_rss_ratios: number[] }
+  const three = (l: Load, f: (s: Summary) => string) => `${f(l.before)} → ${f(l.sequential)} → ${f(l.threaded)}`
+  console.log(`\nBaseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} round(s), medians; fresh process per load. Sides: before → this checkout on the calling thread (threads: 0) → on two worker threads (threads: 2).\n`)
+  console.log('| chain | MB | load average | startup MB/s wall (CPU) | RSS growth / file | the same less the young generation\'s growth | retained / file | young gen growth MB | threads: 2 speed / threads: 0, per round | threads: 2 RSS growth / threads: 0, per round |')
+  console.log('|---|---:|---|---|---|---|---|---|---|---|')
+  for (const l of loads as Load[]) {
     console.log(
-      `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${f0(l.before?.mb_per_s_wall)} (${f0(l.before?.mb_per_s_cpu)}) → ${f0(l.after?.mb_per_s_wall)} (${f0(l.after?.mb_per_s_cpu)}) | ${f2(l.before?.rss_x)}x → ${f2(l.after?.rss_x)}x | ${f2(l.before?.rss_less_young_x)}x → ${f2(l.after?.rss_less_young_x)}x | ${f2(l.before?.retained_x)}x → ${f2(l.after?.retained_x)}x | ${f0(l.before?.young_generation_growth_mb)} → ${f0(l.after?.young_generation_growth_mb)} |`,
+      `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${Math.min(...l.load_average).toFixed(1)}–${Math.max(...l.load_average).toFixed(1)} | ${three(l, (s) => `${f0(s?.mb_per_s_wall)} (${f0(s?.mb_per_s_cpu)})`)} | ${three(l, (s) => `${f2(s?.rss_x)}x`)} | ${three(l, (s) => `${f2(s?.rss_less_young_x)}x`)} | ${three(l, (s) => `${f2(s?.retained_x)}x`)} | ${three(l, (s) => f0(s?.young_generation_growth_mb))} | ${l.threaded_speed_ratios.map(f2).join(', ')} | ${l.threaded_rss_ratios.map(f2).join(', ')} |`,
     )
   }
   console.log('\n| case (sample chain) | req/s before → after | server CPU µs/req before → after | after/before req/s (median of rounds) | by CPU | non-2xx |')
