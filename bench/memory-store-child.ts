@@ -1,7 +1,8 @@
 /**
  * Child process of bench/memory-store.ts: one `MemoryStore` in a fresh process, from a given
- * `src` tree (this checkout's, or the baseline commit's extracted by the parent), so both sides
- * run the same harness. Run with `--expose-gc`.
+ * `src` tree (this checkout's, or the baseline commit's extracted by the parent) or a built
+ * package's directory (with its `server.js`), so every side runs the same harness. Run with
+ * `--expose-gc`.
  *
  *   tsx bench/memory-store-child.ts load SRC_DIR FILE [THREADS]
  *                                                       prints one JSON line: load time and memory;
@@ -15,7 +16,7 @@
  * imported, an empty store, a full GC: the RSS of an empty server) to after the load and a full
  * GC, so the figure is what the chain costs, not Node's own ~100 MB (with tsx).
  */
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { getHeapSpaceStatistics } from 'node:v8'
@@ -42,8 +43,10 @@ interface ApiModule {
   createServer(options: object): Promise<{ listen(o: object): Promise<string>; close(): Promise<void> }>
 }
 
-const { MemoryStore } = await load<MemoryModule>('ledger/memory-store.ts')
-const api = await load<ApiModule>('api/index.ts')
+// A built package serves both from its `ledger-gas/server` entry.
+const built = existsSync(join(srcDir, 'server.js'))
+const { MemoryStore } = await load<MemoryModule>(built ? 'server.js' : 'ledger/memory-store.ts')
+const api = await load<ApiModule>(built ? 'server.js' : 'api/index.ts')
 
 /** Bytes of the young generation (new space) the process has mapped. */
 function youngGeneration(): number {
