@@ -24,7 +24,8 @@ export interface ThreadedLoadOptions extends LoadOptions {
   maxBlockTransactions?: number | undefined
   /**
    * How a range is loaded (default `workerRunner`: on a worker thread of its own). Tests pass one
-   * that runs `loadRange` on the calling thread, to try many cuts without starting threads.
+   * that runs `loadRange` on the calling thread (through `loadMemoryStore`), to try many cuts
+   * without starting threads.
    */
   runner?: RangeRunner | undefined
 }

@@ -20,7 +20,7 @@ export interface StoreOptions {
 }
 
 /** How `MemoryStore.fromJsonLines` reads a chain file, besides `LoadOptions`. */
-export type MemoryLoadOptions = Pick<ThreadedLoadOptions, 'threads' | 'threadsFromBytes' | 'runner'>
+export type MemoryLoadOptions = Pick<ThreadedLoadOptions, 'threads' | 'threadsFromBytes'>
 
 /** Default chain id: 4, what a local Aptos testnet reports. */
 export const DEFAULT_CHAIN_ID = 4
@@ -44,8 +44,9 @@ const COMPACT_MIN = 1024
 /** `0x` + 64 lowercase hex digits: a block hash kept as 32 bytes. */
 const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
 
-/** `store.#parts()`, for the load worker (set by the class's static block: only the class reads its private fields). */
+// For the threaded load, set by the class's static block (only the class reads its private fields).
 let partsOf: (store: MemoryStore) => StoreParts
+let adoptInto: (store: MemoryStore, parts: StoreParts) => boolean
 
 /**
  * The in-memory ledger: the embedded default, loaded from JSON Lines. Every read is O(1) apart
@@ -103,6 +104,7 @@ export class MemoryStore implements LedgerStore {
 
   static {
     partsOf = (store) => store.#parts()
+    adoptInto = (store, parts) => store.#adopt(parts)
   }
 
   /**
@@ -116,9 +118,7 @@ export class MemoryStore implements LedgerStore {
    *   that the store refuses.
    */
   static async fromJsonLines(source: string, options: StoreOptions & LoadOptions & MemoryLoadOptions = {}): Promise<MemoryStore> {
-    const store = new MemoryStore(options)
-    await loadJsonLinesThreaded(source, store, (parts) => store.#adopt(parts), { ...options, maxBlockTransactions: store.maxBlockTransactions })
-    return store
+    return loadMemoryStore(source, options)
   }
 
   /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
@@ -503,7 +503,17 @@ export class MemoryStore implements LedgerStore {
 }
 
 /**
- * Internal to the threaded load (`load-worker.ts`): everything `store` holds as `StoreParts`,
+ * `MemoryStore.fromJsonLines` with every option of the threaded load, `runner` included: tests
+ * load the ranges on the calling thread with it. Not part of the package's API.
+ */
+export async function loadMemoryStore(source: string, options: StoreOptions & Omit<ThreadedLoadOptions, 'maxBlockTransactions'> = {}): Promise<MemoryStore> {
+  const store = new MemoryStore(options)
+  await loadJsonLinesThreaded(source, store, (parts) => adoptInto(store, parts), { ...options, maxBlockTransactions: store.maxBlockTransactions })
+  return store
+}
+
+/**
+ * Internal to the threaded load (`load-range.ts`): everything `store` holds as `StoreParts`,
  * its arena's chunks included, so `store` is not to be used after they are transferred. Not part
  * of the package's API.
  */

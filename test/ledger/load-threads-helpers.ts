@@ -3,7 +3,8 @@ import { parseAddress } from '../../src/ledger/address.js'
 import { InvalidDataError } from '../../src/ledger/errors.js'
 import type { RangeRunner } from '../../src/ledger/load-threads.js'
 import { loadRange } from '../../src/ledger/load-range.js'
-import { MemoryStore, type MemoryLoadOptions } from '../../src/ledger/memory-store.js'
+import type { ThreadedLoadOptions } from '../../src/ledger/load-threads.js'
+import { loadMemoryStore, type MemoryStore } from '../../src/ledger/memory-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
 
 /**
@@ -59,9 +60,9 @@ export function observe(store: MemoryStore, senders: readonly string[]) {
 }
 
 /** A load's outcome: the store, or its error as the fields a caller reads. */
-export async function outcome(path: string, options: MemoryLoadOptions & { maxLineBytes?: number }): Promise<{ store: MemoryStore } | { error: { type: string; message: string; file: string; line: number; field: string; cause: string } }> {
+export async function outcome(path: string, options: Omit<ThreadedLoadOptions, 'maxBlockTransactions'>): Promise<{ store: MemoryStore } | { error: { type: string; message: string; file: string; line: number; field: string; cause: string } }> {
   try {
-    return { store: await MemoryStore.fromJsonLines(path, options) }
+    return { store: await loadMemoryStore(path, options) }
   } catch (error) {
     if (!(error instanceof InvalidDataError)) throw error
     const cause = error.cause instanceof Error ? `${error.cause.constructor.name}: ${error.cause.message}` : String(error.cause)

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { LoadJob } from '../../src/ledger/load-protocol.js'
 import type { RangeRunner } from '../../src/ledger/load-threads.js'
-import { MemoryStore } from '../../src/ledger/memory-store.js'
+import { loadMemoryStore, MemoryStore } from '../../src/ledger/memory-store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { inProcess, lineAtCut, observe, outcome, sendersOf } from './load-threads-helpers.js'
 
@@ -43,7 +43,7 @@ describe('MemoryStore.fromJsonLines on worker threads: the store and the errors 
   it('loads the sample chain in two ranges into a store that answers every read alike, and appends and prunes on alike', async () => {
     const senders = sendersOf(SAMPLE)
     const sequential = await MemoryStore.fromJsonLines(SAMPLE, { threads: 0 })
-    const threaded = await MemoryStore.fromJsonLines(SAMPLE, { threads: 2, runner: inProcess })
+    const threaded = await loadMemoryStore(SAMPLE, { threads: 2, runner: inProcess })
     expect(observe(threaded, senders)).toEqual(observe(sequential, senders))
     expect(threaded.packedBytes).toBe(sequential.packedBytes)
     expect(sequential.ledgerInfo()?.block_height).toBe(2000)
@@ -71,7 +71,7 @@ describe('MemoryStore.fromJsonLines on worker threads: the store and the errors 
     const senders = [1, 2, 3, 4].map((n) => addr(n))
     const want = observe(await MemoryStore.fromJsonLines(file, { threads: 0 }), senders)
     expect(want.accounts[0]?.[1]).toHaveLength(80)
-    for (const threads of [2, 3, 7]) expect(observe(await MemoryStore.fromJsonLines(file, { ...forced, threads }), senders)).toEqual(want)
+    for (const threads of [2, 3, 7]) expect(observe(await loadMemoryStore(file, { ...forced, threads }), senders)).toEqual(want)
   })
 
   it('gives the sequential error for a bad line in the first or the second half, and for rules broken only across the cut', async () => {
@@ -116,7 +116,7 @@ describe('MemoryStore.fromJsonLines on worker threads: the store and the errors 
     const file = write(text)
     const senders = [1, 2, 3, 4].map((n) => addr(n))
     const want = observe(await MemoryStore.fromJsonLines(file, { threads: 0 }), senders)
-    for (const threads of [2, 4]) expect(observe(await MemoryStore.fromJsonLines(file, { ...forced, threads }), senders)).toEqual(want)
+    for (const threads of [2, 4]) expect(observe(await loadMemoryStore(file, { ...forced, threads }), senders)).toEqual(want)
   })
 
   it('loads standard input, a file under threadsFromBytes, threads: 0 and by default on the calling thread', async () => {
@@ -132,9 +132,9 @@ describe('MemoryStore.fromJsonLines on worker threads: the store and the errors 
       [file, { threads: 2, runner: counting }],
       [file, { threads: 0, threadsFromBytes: 0, runner: counting }],
       [file, { threadsFromBytes: 0, runner: counting }],
-    ] as const) expect((await MemoryStore.fromJsonLines(source, options)).ledgerInfo()?.block_height).toBe(1019)
+    ] as const) expect((await loadMemoryStore(source, options)).ledgerInfo()?.block_height).toBe(1019)
     expect(jobs).toEqual([])
-    await MemoryStore.fromJsonLines(file, { threads: 2, threadsFromBytes: 0, runner: counting })
+    await loadMemoryStore(file, { threads: 2, threadsFromBytes: 0, runner: counting })
     expect(jobs.map((j) => j.start)).toEqual([0, expect.any(Number)])
   })
 })
