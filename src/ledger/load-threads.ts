@@ -83,7 +83,7 @@ const DEFAULT_THREADS = 0
  *   that the store refuses; the blocks before it stay appended.
  */
 export async function loadJsonLinesThreaded(source: string, store: LedgerStore, adopt: (parts: StoreParts) => boolean, options: ThreadedLoadOptions = {}): Promise<void> {
-  const threads = options.threads ?? DEFAULT_THREADS
+  const threads = Math.floor(options.threads ?? DEFAULT_THREADS)
   const sequential = async () => void (await loadJsonLines(source, store, options))
   if (source === '-' || !(threads >= 1)) return sequential()
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
