@@ -43,13 +43,16 @@ export async function chunkRange(fh: FileHandle, chunk: number, chunkBytes: numb
 }
 
 /**
- * The bytes `[start, end)` of the file in fresh 1 MiB buffers (the line splitter keeps views of
- * them), counting newlines into `counted` and keeping the last byte read.
+ * The bytes `[start, end)` of the file, 1 MiB at a time into one buffer refilled for each chunk,
+ * counting newlines into `counted` and keeping the last byte read. For the line splitter
+ * (`readLineBytes`, which copies what it keeps of a chunk) read directly, not through a stream
+ * that reads ahead (`Readable.from`). One buffer, not one per chunk: a worker's freed chunks
+ * stayed in its thread's malloc arena after it ended, 10 to 30 MB of RSS in a 154 MB load.
  */
 export async function* readRange(fh: FileHandle, start: number, end: number, counted: { newlines: number; last: number }): AsyncGenerator<Buffer> {
+  const buffer = Buffer.allocUnsafeSlow(Math.min(1 << 20, Math.max(1, end - start)))
   for (let at = start; at < end; ) {
-    const buffer = Buffer.allocUnsafe(Math.min(1 << 20, end - at))
-    const { bytesRead } = await fh.read(buffer, 0, buffer.length, at)
+    const { bytesRead } = await fh.read(buffer, 0, Math.min(buffer.length, end - at), at)
     if (bytesRead === 0) return
     const bytes = buffer.subarray(0, bytesRead)
     for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) counted.newlines++

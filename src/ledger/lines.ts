@@ -37,8 +37,15 @@ export interface LineOptions {
   firstLine?: number | undefined
 }
 
+/**
+ * What the splitter reads: a path (`-` is standard input), a stream, or any async iterable of
+ * byte chunks, which may refill one buffer for every chunk (the splitter copies what it keeps of
+ * a chunk once it asks for the next).
+ */
+export type LineSource = string | NodeJS.ReadableStream | AsyncIterable<Buffer>
+
 /** The name a source goes by in messages: its path, `<stdin>` for `-`, `<stream>` for a stream. */
-export function sourceName(source: string | NodeJS.ReadableStream): string {
+export function sourceName(source: LineSource): string {
   return typeof source !== 'string' ? '<stream>' : source === '-' ? '<stdin>' : source
 }
 
@@ -59,7 +66,7 @@ export function sourceName(source: string | NodeJS.ReadableStream): string {
  *
  * @example for await (const { number, text } of readLines('chain.jsonl')) …
  */
-export function readLines(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<Line> {
+export function readLines(source: LineSource, options: LineOptions = {}): AsyncGenerator<Line> {
   return splitLines(source, options, (number, bytes) => ({ number, text: bytes.toString('utf8') }))
 }
 
@@ -69,12 +76,12 @@ export function readLines(source: string | NodeJS.ReadableStream, options: LineO
  *
  * @example for await (const { number, bytes } of readLineBytes('chain.jsonl')) …
  */
-export function readLineBytes(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<LineBytes> {
+export function readLineBytes(source: LineSource, options: LineOptions = {}): AsyncGenerator<LineBytes> {
   return splitLines(source, options, (number, bytes) => ({ number, bytes }))
 }
 
 /** The one splitter behind `readLines` and `readLineBytes`; `make` turns a non-blank line into what is yielded. */
-async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
+async function* splitLines<T>(source: LineSource, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const file = options.file ?? sourceName(source)
   const bom = options.bom ?? true
@@ -110,7 +117,8 @@ async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: L
         number++
         start = nl + 1
       }
-      if (start < bytes.length) held.push(bytes.subarray(start))
+      // A copy: the source may refill this chunk's buffer with the next one.
+      if (start < bytes.length) held.push(Buffer.from(bytes.subarray(start)))
     }
   } catch (error) {
     if (error instanceof InvalidDataError) throw error

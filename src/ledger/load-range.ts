@@ -1,5 +1,4 @@
 import { open } from 'node:fs/promises'
-import { Readable } from 'node:stream'
 import { readRange } from './file-range.js'
 import { readLineBytes } from './lines.js'
 import { appendJsonLines } from './load.js'
@@ -22,7 +21,7 @@ export async function loadRange(job: LoadJob): Promise<{ answer: LoadAnswer; tra
     const counted = { newlines: 0, last: 10 }
     const fh = await open(job.path, 'r')
     try {
-      const lines = readLineBytes(Readable.from(readRange(fh, job.start, job.end, counted)), { file: job.file, maxLineBytes: job.maxLineBytes, bom: job.start === 0 })
+      const lines = readLineBytes(readRange(fh, job.start, job.end, counted), { file: job.file, maxLineBytes: job.maxLineBytes, bom: job.start === 0 })
       await appendJsonLines(lines, store, job.file)
     } finally {
       await fh.close()

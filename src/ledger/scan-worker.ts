@@ -6,7 +6,6 @@
  * worker ahead of the reader waits instead of filling memory.
  */
 import { open } from 'node:fs/promises'
-import { Readable } from 'node:stream'
 import { parentPort } from 'node:worker_threads'
 import { BlockBatchWriter } from './block-batch.js'
 import { InvalidDataError } from './errors.js'
@@ -67,7 +66,7 @@ async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
       const writer = new BlockBatchWriter()
       let line = 0
       try {
-        const lines = readLineBytes(Readable.from(readRange(fh, start, end, counted)), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
+        const lines = readLineBytes(readRange(fh, start, end, counted), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
         for await (const { number, bytes } of lines) {
           line = number
           writer.add(number, blockOfLine(m.file, number, bytes))
