@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises'
+import { open, type FileHandle } from 'node:fs/promises'
 
 /**
  * How a file is cut into byte ranges at line boundaries for worker threads (the threaded block
@@ -43,21 +43,57 @@ export async function chunkRange(fh: FileHandle, chunk: number, chunkBytes: numb
 }
 
 /**
- * The bytes `[start, end)` of the file, 1 MiB at a time into one buffer refilled for each chunk,
- * counting newlines into `counted` and keeping the last byte read. For the line splitter
- * (`readLineBytes`, which copies what it keeps of a chunk) read directly, not through a stream
- * that reads ahead (`Readable.from`). One buffer, not one per chunk: a worker's freed chunks
- * stayed in its thread's malloc arena after it ended, 10 to 30 MB of RSS in a 154 MB load.
+ * Chunks of an open file from `start` (`null`: its current position) until `end` or its end, in
+ * two buffers of up to 1 MiB taken in turn: the next chunk is read while the one yielded is used.
+ * When chunk k + 1 is asked for, chunk k + 2 starts to be read into chunk k's buffer, so a chunk
+ * holds until the next is asked for: as the line splitter (`readLineBytes`) needs, which copies
+ * what it keeps of a chunk. Read directly, not through a stream that reads ahead (`Readable.from`).
+ *
+ * Two buffers, not a fresh one per chunk: a load worker's freed chunks stayed in its thread's
+ * malloc arena after it ended (10 to 30 MB of RSS in a 154 MB load), and a load on the calling
+ * thread's in the main heap (about 15 MB).
  */
-export async function* readRange(fh: FileHandle, start: number, end: number, counted: { newlines: number; last: number }): AsyncGenerator<Buffer> {
-  const buffer = Buffer.allocUnsafeSlow(Math.min(1 << 20, Math.max(1, end - start)))
-  for (let at = start; at < end; ) {
-    const { bytesRead } = await fh.read(buffer, 0, Math.min(buffer.length, end - at), at)
-    if (bytesRead === 0) return
-    const bytes = buffer.subarray(0, bytesRead)
-    for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) counted.newlines++
-    counted.last = bytes[bytesRead - 1] as number
-    at += bytesRead
-    yield bytes
+async function* readInTurn(fh: FileHandle, start: number | null, end: number, counted?: { newlines: number; last: number }): AsyncGenerator<Buffer> {
+  const size = Math.max(1, Math.min(1 << 20, end - (start ?? 0)))
+  let filling = Buffer.allocUnsafeSlow(size)
+  let spare = Buffer.allocUnsafeSlow(size)
+  let at = start
+  const read = (b: Buffer) => fh.read(b, 0, Math.min(b.length, end - (at ?? 0)), at)
+  let next = read(filling)
+  try {
+    for (;;) {
+      const { bytesRead } = await next
+      if (bytesRead === 0) return
+      const bytes = filling.subarray(0, bytesRead)
+      if (at !== null) at += bytesRead
+      ;[filling, spare] = [spare, filling]
+      next = at !== null && at >= end ? Promise.resolve({ bytesRead: 0, buffer: filling }) : read(filling)
+      if (counted !== undefined) {
+        for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) counted.newlines++
+        counted.last = bytes[bytesRead - 1] as number
+      }
+      yield bytes
+    }
+  } finally {
+    // A read still under way writes into a buffer, and holds the file handle, until it ends.
+    await next.catch(() => undefined)
+  }
+}
+
+/**
+ * The bytes `[start, end)` of the file as `readInTurn` reads them, counting newlines into
+ * `counted` and keeping the last byte read.
+ */
+export function readRange(fh: FileHandle, start: number, end: number, counted: { newlines: number; last: number }): AsyncGenerator<Buffer> {
+  return readInTurn(fh, start, end, counted)
+}
+
+/** The bytes of the file at `path` from its start to its end (also a pipe's), as `readInTurn` reads them. */
+export async function* readChunks(path: string): AsyncGenerator<Buffer> {
+  const fh = await open(path, 'r')
+  try {
+    yield* readInTurn(fh, null, Number.MAX_SAFE_INTEGER)
+  } finally {
+    await fh.close()
   }
 }

@@ -1,4 +1,5 @@
 import { InvalidDataError } from './errors.js'
+import { readChunks } from './file-range.js'
 import { parseJsonLine } from './json-lines.js'
 import { readLineBytes, sourceName, type LineBytes, type LineOptions } from './lines.js'
 import type { LedgerStore } from './store.js'
@@ -34,7 +35,9 @@ function takesJsonLines(store: LedgerStore): store is LedgerStore & JsonLineStor
  */
 export async function loadJsonLines(source: string, store: LedgerStore, options: LoadOptions = {}): Promise<number> {
   const file = sourceName(source)
-  return appendJsonLines(readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file }), store, file)
+  // A file is read into one buffer refilled per chunk: the lines are copied by the store before the next is read.
+  const lines = readLineBytes(source === '-' ? source : readChunks(source), { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })
+  return appendJsonLines(lines, store, file)
 }
 
 /**
