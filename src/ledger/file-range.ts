@@ -88,11 +88,11 @@ export function readRange(fh: FileHandle, start: number, end: number, counted: {
   return readInTurn(fh, start, end, counted)
 }
 
-/** The bytes of the file at `path` from its start to its end (also a pipe's), as `readInTurn` reads them. */
-export async function* readChunks(path: string): AsyncGenerator<Buffer> {
+/** The bytes of the file at `path` from `start` (default: its start) to its end (also a pipe's, from its start), as `readInTurn` reads them. */
+export async function* readChunks(path: string, start?: number): AsyncGenerator<Buffer> {
   const fh = await open(path, 'r')
   try {
-    yield* readInTurn(fh, null, Number.MAX_SAFE_INTEGER)
+    yield* readInTurn(fh, start ?? null, Number.MAX_SAFE_INTEGER)
   } finally {
     await fh.close()
   }

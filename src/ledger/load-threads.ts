@@ -1,6 +1,5 @@
-import { createReadStream } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
-import { chunkRange } from './file-range.js'
+import { chunkRange, readChunks } from './file-range.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from './limits.js'
 import { readLineBytes, sourceName } from './lines.js'
@@ -135,7 +134,7 @@ export async function loadJsonLinesThreaded(source: string, store: LedgerStore, 
       await stopAll()
       // Nothing is adopted before the first range: this thread loads the whole file.
       if (i === 0) return await sequential()
-      const rest = readLineBytes(createReadStream(source, { start: range.start, highWaterMark: 1 << 20 }), { file, maxLineBytes, bom: false, firstLine: linesBefore + 1 })
+      const rest = readLineBytes(readChunks(source, range.start), { file, maxLineBytes, bom: false, firstLine: linesBefore + 1 })
       await appendJsonLines(rest, store, file)
       return
     }

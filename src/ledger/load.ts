@@ -11,6 +11,7 @@ export type LoadOptions = Pick<LineOptions, 'stdin' | 'maxLineBytes'>
 /**
  * A store that can append a chain file's line from its bytes (the memory store), returning
  * `false` with nothing changed when it leaves the line to `appendBlock` of the parsed block.
+ * The bytes hold only during the call: the loader reads the next line into the same buffer.
  */
 export interface JsonLineStore {
   appendJsonLine(line: Buffer): boolean
