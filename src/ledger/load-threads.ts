@@ -1,4 +1,5 @@
 import { open, stat } from 'node:fs/promises'
+import { availableParallelism } from 'node:os'
 import { chunkRange, readChunks } from './file-range.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from './limits.js'
@@ -11,13 +12,11 @@ import type { StoreParts } from './store-parts.js'
 /** How `loadJsonLinesThreaded` reads a chain file. */
 export interface ThreadedLoadOptions extends LoadOptions {
   /**
-   * Worker threads that pack the file, each its own byte range; 0 (the default) loads it on the
-   * calling thread. Two on two cores: the process keeps about a third less memory after the
-   * load, but on the shared 2-core machine of the benchmarks it loaded more slowly (README,
-   * Benchmarks, Memory store).
+   * Worker threads that pack the file, each its own byte range (default 2, or 1 on one core); 0
+   * loads it on the calling thread.
    */
   threads?: number | undefined
-  /** Smallest file loaded by worker threads (default `THREADS_FROM_BYTES`, 8 MiB); a smaller one loads on the calling thread. */
+  /** Smallest file loaded by worker threads (default `THREADS_FROM_BYTES`, 64 MiB); a smaller one loads on the calling thread. */
   threadsFromBytes?: number | undefined
   /** The store's limit of transactions per block, which the workers' stores apply too. */
   maxBlockTransactions?: number | undefined
@@ -53,13 +52,18 @@ export const workerRunner: RangeRunner = (job) => {
 }
 
 /**
- * Below this size a file loads on the calling thread: starting a worker costs tens of
- * milliseconds (more under tsx), what the calling thread takes for a few megabytes.
+ * Below this size a file loads on the calling thread. Each worker runs the packer cold (V8
+ * compiles it in each thread anew) and, under tsx, spends 0.3 s or more starting: on the 2-core
+ * machine of the benchmarks, 2 workers loaded the 14.8 MB sample chain at 0.35x to 0.65x the
+ * speed of the calling thread, and a 154 MB chain at 1.04x to 1.27x (medians of rounds, load
+ * average below 3) with 15% less RSS growth (README, Benchmarks, Memory store).
  */
-export const THREADS_FROM_BYTES = 8 << 20
+export const THREADS_FROM_BYTES = 64 << 20
 
-/** Load workers when `threads` is not given: none (see `ThreadedLoadOptions.threads`). */
-const DEFAULT_THREADS = 0
+/** Load workers when `threads` is not given: two, as measured (2 cores), or one on one core. */
+function defaultThreads(): number {
+  return Math.min(2, availableParallelism())
+}
 
 /**
  * Loads a JSON Lines chain file into `store` as `loadJsonLines` does, with the packing done by
@@ -82,7 +86,7 @@ const DEFAULT_THREADS = 0
  *   that the store refuses; the blocks before it stay appended.
  */
 export async function loadJsonLinesThreaded(source: string, store: LedgerStore, adopt: (parts: StoreParts) => boolean, options: ThreadedLoadOptions = {}): Promise<void> {
-  const threads = Math.floor(options.threads ?? DEFAULT_THREADS)
+  const threads = Math.floor(options.threads ?? defaultThreads())
   const sequential = async () => void (await loadJsonLines(source, store, options))
   if (source === '-' || !(threads >= 1)) return sequential()
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)

@@ -60,8 +60,8 @@ let adoptInto: (store: MemoryStore, parts: StoreParts) => boolean
  * reads parse it, so each answer is a fresh object, `JSON.parse(JSON.stringify(txn))` of the
  * transaction appended. A chain file loaded by `fromJsonLines` has each line's transactions
  * packed straight from its bytes (`appendJsonLine`); any line that way does not take is parsed
- * and appended as any block, which words every error. With `threads`, worker threads pack byte
- * ranges of the file into stores of their own, and the store adopts their chunks and indices
+ * and appended as any block, which words every error. A large file is packed by worker threads,
+ * each a byte range into a store of its own, and the store adopts their chunks and indices
  * (`#adopt`) instead of allocating the load's short-lived objects on its own thread.
  *
  * Blocks and transactions sit in parallel arrays in height/version order, so a height or version
@@ -108,11 +108,10 @@ export class MemoryStore implements LedgerStore {
   }
 
   /**
-   * A store holding every block of a JSON Lines chain file (`-` is standard input). With
-   * `options.threads` (default 0), a file of `options.threadsFromBytes` (8 MiB) or more is packed
-   * by that many worker threads (`loadJsonLinesThreaded`), which hand over what they packed
-   * without a copy; the store and every error are those of a load on the calling thread
-   * (`loadJsonLines`).
+   * A store holding every block of a JSON Lines chain file (`-` is standard input). A file of
+   * `options.threadsFromBytes` (64 MiB) or more is packed by `options.threads` worker threads
+   * (default 2; `loadJsonLinesThreaded`), which hand over what they packed without a copy; the
+   * store and every error are those of a load on the calling thread (`loadJsonLines`).
    *
    * @throws InvalidDataError naming file, line and field for the first line that is not JSON or
    *   that the store refuses.

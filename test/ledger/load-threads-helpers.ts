@@ -5,7 +5,6 @@ import type { RangeRunner } from '../../src/ledger/load-threads.js'
 import { loadRange } from '../../src/ledger/load-range.js'
 import type { ThreadedLoadOptions } from '../../src/ledger/load-threads.js'
 import { loadMemoryStore, type MemoryStore } from '../../src/ledger/memory-store.js'
-import type { BlockJson } from '../../src/ledger/types.js'
 
 /**
  * A range runner on the calling thread: `loadRange` as a worker runs it, its answer passed
@@ -17,22 +16,10 @@ export const inProcess: RangeRunner = (job) => ({
   stop: async () => {},
 })
 
-/** Every sender of sequence-number transactions in a chain file, canonical. */
+/** Every sender named in a chain file, canonical (found by their key, not by parsing: the sample has 12,371 transactions). */
 export function sendersOf(path: string): string[] {
   const senders = new Set<string>()
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    let block: BlockJson
-    try {
-      block = JSON.parse(line) as BlockJson
-    } catch {
-      continue
-    }
-    for (const t of block.transactions ?? []) {
-      const sender = (t as { sender?: unknown }).sender
-      const address = typeof sender === 'string' ? parseAddress(sender) : undefined
-      if (address !== undefined) senders.add(address)
-    }
-  }
+  for (const m of readFileSync(path, 'utf8').matchAll(/"sender":\s*"(0x[0-9a-fA-F]+)"/g)) senders.add(parseAddress(m[1] as string) as string)
   return [...senders].sort()
 }
 

@@ -76,8 +76,8 @@ describe('a threaded load is the sequential load', () => {
           }
         },
       ),
-      // Each run loads a small file twice: a quarter of the typical budget (25 by default).
-      { numRuns: fcRuns(0.25) },
+      // Each run loads a small file twice: a fifth of the typical budget (20 by default).
+      { numRuns: fcRuns(0.2) },
     )
   })
 })
