@@ -6,8 +6,9 @@
  *
  *   tsx bench/memory-store-child.ts load SRC_DIR FILE [THREADS]
  *                                                       prints one JSON line: load time and memory;
- *                                                       THREADS is `fromJsonLines`' `threads` option
- *                                                       (the baseline has none, and ignores it)
+ *                                                       THREADS is `fromJsonLines`' `threads` option,
+ *                                                       for a file of any size (the baseline has
+ *                                                       neither option, and ignores them)
  *   tsx bench/memory-store-child.ts serve SRC_DIR FILE   loads, serves the API as `serve` does and
  *                                                       sends `{ url }` over IPC; answers `cpu`
  *                                                       with `{ cpu_us }`; exits on `stop`
@@ -22,7 +23,7 @@ import { pathToFileURL } from 'node:url'
 import { getHeapSpaceStatistics } from 'node:v8'
 
 const [task, srcDir, file, threadsArg] = process.argv.slice(2) as [string, string, string, string | undefined]
-const loadOptions = threadsArg === undefined ? {} : { threads: Number(threadsArg) }
+const loadOptions = threadsArg === undefined ? {} : { threads: Number(threadsArg), threadsFromBytes: 0 }
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(srcDir, path)).href)) as T
 type Gc = () => void
 const gc = (globalThis as { gc?: Gc }).gc
@@ -37,7 +38,7 @@ interface Store {
   close(): unknown
 }
 interface MemoryModule {
-  MemoryStore: { new (): Store; fromJsonLines(path: string, options?: { threads?: number }): Promise<Store> }
+  MemoryStore: { new (): Store; fromJsonLines(path: string, options?: { threads?: number; threadsFromBytes?: number }): Promise<Store> }
 }
 interface ApiModule {
   createServer(options: object): Promise<{ listen(o: object): Promise<string>; close(): Promise<void> }>

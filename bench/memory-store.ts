@@ -7,8 +7,8 @@
  *
  * 1. Startup: MB/s of `MemoryStore.fromJsonLines` in a fresh process (file size / load time,
  *    wall and CPU). Target >= 100 MB/s. This checkout runs twice per round: on the calling
- *    thread (`threads: 0`) and on two worker threads (`threads: 2`, the default from 64 MiB), so
- *    the two loads are compared round by round too. With `--dist`, the package built from this checkout
+ *    thread (`threads: 0`) and on two worker threads (`threads: 2` with `threadsFromBytes: 0`, so
+ *    the sample too; the default from 64 MiB), so the two loads are compared round by round too. With `--dist`, the package built from this checkout
  *    (tsup, into bench/.scratch/dist) runs both ways as well: its workers start without tsx,
  *    as an installed package's do. The load average (`os.loadavg`) is recorded at each round's
  *    start: the machine is shared.
