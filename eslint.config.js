@@ -5,7 +5,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'bench/results/', 'test/artifacts/'] },
+  { ignores: ['dist/', 'node_modules/', 'bench/results/', 'bench/.scratch/', 'test/artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

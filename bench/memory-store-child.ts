@@ -1,9 +1,14 @@
 /**
  * Child process of bench/memory-store.ts: one `MemoryStore` in a fresh process, from a given
- * `src` tree (this checkout's, or the baseline commit's extracted by the parent), so both sides
- * run the same harness. Run with `--expose-gc`.
+ * `src` tree (this checkout's, or the baseline commit's extracted by the parent) or a built
+ * package's directory (with its `server.js`), so every side runs the same harness. Run with
+ * `--expose-gc`.
  *
- *   tsx bench/memory-store-child.ts load SRC_DIR FILE    prints one JSON line: load time and memory
+ *   tsx bench/memory-store-child.ts load SRC_DIR FILE [THREADS]
+ *                                                       prints one JSON line: load time and memory;
+ *                                                       THREADS is `fromJsonLines`' `threads` option,
+ *                                                       for a file of any size (the baseline has
+ *                                                       neither option, and ignores them)
  *   tsx bench/memory-store-child.ts serve SRC_DIR FILE   loads, serves the API as `serve` does and
  *                                                       sends `{ url }` over IPC; answers `cpu`
  *                                                       with `{ cpu_us }`; exits on `stop`
@@ -12,12 +17,13 @@
  * imported, an empty store, a full GC: the RSS of an empty server) to after the load and a full
  * GC, so the figure is what the chain costs, not Node's own ~100 MB (with tsx).
  */
-import { statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { getHeapSpaceStatistics } from 'node:v8'
 
-const [task, srcDir, file] = process.argv.slice(2) as [string, string, string]
+const [task, srcDir, file, threadsArg] = process.argv.slice(2) as [string, string, string, string | undefined]
+const loadOptions = threadsArg === undefined ? {} : { threads: Number(threadsArg), threadsFromBytes: 0 }
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(srcDir, path)).href)) as T
 type Gc = () => void
 const gc = (globalThis as { gc?: Gc }).gc
@@ -32,14 +38,16 @@ interface Store {
   close(): unknown
 }
 interface MemoryModule {
-  MemoryStore: { new (): Store; fromJsonLines(path: string): Promise<Store> }
+  MemoryStore: { new (): Store; fromJsonLines(path: string, options?: { threads?: number; threadsFromBytes?: number }): Promise<Store> }
 }
 interface ApiModule {
   createServer(options: object): Promise<{ listen(o: object): Promise<string>; close(): Promise<void> }>
 }
 
-const { MemoryStore } = await load<MemoryModule>('ledger/memory-store.ts')
-const api = await load<ApiModule>('api/index.ts')
+// A built package serves both from its `ledger-gas/server` entry.
+const built = existsSync(join(srcDir, 'server.js'))
+const { MemoryStore } = await load<MemoryModule>(built ? 'server.js' : 'ledger/memory-store.ts')
+const api = await load<ApiModule>(built ? 'server.js' : 'api/index.ts')
 
 /** Bytes of the young generation (new space) the process has mapped. */
 function youngGeneration(): number {
@@ -57,7 +65,7 @@ if (task === 'load') {
   const young0 = youngGeneration()
   const c0 = cpuMs()
   const t0 = performance.now()
-  const store = await MemoryStore.fromJsonLines(file)
+  const store = await MemoryStore.fromJsonLines(file, loadOptions)
   const wall = performance.now() - t0
   const cpu = cpuMs() - c0
   gc()

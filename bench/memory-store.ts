@@ -6,7 +6,12 @@
  * machine's momentary load. Medians over rounds.
  *
  * 1. Startup: MB/s of `MemoryStore.fromJsonLines` in a fresh process (file size / load time,
- *    wall and CPU). Target >= 100 MB/s.
+ *    wall and CPU). Target >= 100 MB/s. This checkout runs twice per round: on the calling
+ *    thread (`threads: 0`) and on two worker threads (`threads: 2` with `threadsFromBytes: 0`, so
+ *    the sample too; the default from 64 MiB), so the two loads are compared round by round too. With `--dist`, the package built from this checkout
+ *    (tsup, into bench/.scratch/dist) runs both ways as well: its workers start without tsx,
+ *    as an installed package's do. The load average (`os.loadavg`) is recorded at each round's
+ *    start: the machine is shared.
  * 2. Memory: RSS after the load and a full GC, minus the RSS of the same process just before the
  *    load (modules imported, an empty store, a full GC: an empty server), as a multiple of the
  *    file size. Target <= 0.5x. Beside it, what the store retains (live heap growth plus its
@@ -20,7 +25,7 @@
  * Fixtures: data/chain.jsonl and `chainLines({ blocks: 20000, seed: 7, scenario: 'mixed' })`
  * (~154 MB), generated once into the OS temp directory.
  *
- *   npx tsx bench/memory-store.ts [--rounds 3] [--duration 4] [--connections 20] [--quick] [--only reads|loads]
+ *   npx tsx bench/memory-store.ts [--rounds 3] [--duration 4] [--connections 20] [--quick] [--only reads|loads] [--dist]
  *
  * `--quick`: the sample chain only, one round. Prints markdown tables; writes
  * bench/results/memory-store.json.
@@ -28,7 +33,7 @@
 import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -48,6 +53,8 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     /** `reads` or `loads`: only that part (the other's table is left empty). */
     only: { type: 'string' },
+    /** Also load with the package built from this checkout. */
+    dist: { type: 'boolean', default: false },
   },
 })
 const ROUNDS = values.quick ? 1 : Number(values.rounds)
@@ -69,8 +76,29 @@ async function generated(blocks: number, seed: number): Promise<string> {
 
 type LoadRun = Record<string, number>
 
-function loadChild(src: string, file: string): LoadRun {
-  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file]
+/**
+ * The sides of the load comparison: the baseline; this checkout on the calling thread and on two
+ * worker threads; and with `--dist`, the same two from the built package.
+ */
+const SIDES = ['before', 'sequential', 'threaded', 'dist-sequential', 'dist-threaded'] as const
+type Side = (typeof SIDES)[number]
+const SIDE_NAMES: Record<Side, string> = {
+  before: 'baseline',
+  sequential: 'calling thread (threads: 0)',
+  threaded: '2 worker threads (threads: 2)',
+  'dist-sequential': 'built package, calling thread',
+  'dist-threaded': 'built package, 2 worker threads',
+}
+
+/** The package built from this checkout (tsup without types) in bench/.scratch/dist: the directory of its `server.js`. */
+function buildDist(): string {
+  const out = join(ROOT, 'bench', '.scratch', 'dist')
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsup'), ['--no-dts', '--silent', '--out-dir', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] })
+  return out
+}
+
+function loadChild(src: string, file: string, threads?: number): LoadRun {
+  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file, ...(threads === undefined ? [] : [String(threads)])]
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })
   return JSON.parse(out.trim().split('\n').pop() as string) as LoadRun
 }
@@ -125,34 +153,48 @@ async function main(): Promise<void> {
   const fixtures = [sample, ...(values.quick || values.only === 'reads' ? [] : [await generated(20_000, 7)])]
   console.error(`memory-store bench: baseline ${base === null ? 'none' : BASELINE_COMMIT}, ${ROUNDS} round(s), ${cpus().length} CPUs`)
 
+  const dist = values.dist && values.only !== 'reads' ? buildDist() : null
+  const sides = SIDES.filter((side) => (side !== 'before' || base !== null) && (!side.startsWith('dist') || dist !== null))
+  const sourceOf = (side: Side): [string, number | undefined] =>
+    side === 'before' ? [base as string, undefined] : [side.startsWith('dist') ? (dist as string) : here, side.endsWith('threaded') ? 2 : 0]
   const loads: Record<string, unknown>[] = []
   for (const file of values.only === 'reads' ? [] : fixtures) {
     const bytes = statSync(file).size
-    {
-      const runs: { before: LoadRun[]; after: LoadRun[] } = { before: [], after: [] }
-      for (let r = 0; r < ROUNDS; r++) {
-        // Alternate which side goes first, so a drift of the machine's load hits both alike.
-        const sides = r % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const)
-        for (const side of sides) {
-          if (side === 'before' && base === null) continue
-          runs[side].push(loadChild(side === 'before' ? (base as string) : here, file))
-        }
+    const runs = Object.fromEntries(sides.map((side) => [side, [] as LoadRun[]])) as Partial<Record<Side, LoadRun[]>>
+    const loadAverages: number[] = []
+    for (let r = 0; r < ROUNDS; r++) {
+      loadAverages.push(loadavg()[0] as number)
+      // Rotate which side goes first, so a drift of the machine's load hits every side alike.
+      for (let i = 0; i < sides.length; i++) {
+        const side = sides[(i + r) % sides.length] as Side
+        const [src, threads] = sourceOf(side)
+        runs[side]?.push(loadChild(src, file, threads))
       }
-      const summary = (xs: LoadRun[]) =>
-        xs.length === 0
-          ? null
-          : {
-              mb_per_s_wall: median(xs.map((x) => bytes / 1e3 / (x.wall_ms as number))),
-              mb_per_s_cpu: median(xs.map((x) => bytes / 1e3 / (x.cpu_ms as number))),
-              rss_x: median(xs.map((x) => (x.rss_growth_bytes as number) / bytes)),
-              rss_less_young_x: median(xs.map((x) => ((x.rss_growth_bytes as number) - (x.new_space_growth_bytes as number)) / bytes)),
-              retained_x: median(xs.map((x) => (x.retained_bytes as number) / bytes)),
-              young_generation_growth_mb: median(xs.map((x) => (x.new_space_growth_bytes as number) / 1e6)),
-            }
-      const speedRatios = runs.before.map((b, k) => (b.wall_ms as number) / ((runs.after[k] as LoadRun).wall_ms as number))
-      loads.push({ file, bytes, before: summary(runs.before), after: summary(runs.after), speed_ratio_wall: median(speedRatios), runs })
-      console.error(`  load ${file.split('/').pop()} done`)
     }
+    const summary = (xs: LoadRun[]) => ({
+      mb_per_s_wall: median(xs.map((x) => bytes / 1e3 / (x.wall_ms as number))),
+      mb_per_s_cpu: median(xs.map((x) => bytes / 1e3 / (x.cpu_ms as number))),
+      rss_x: median(xs.map((x) => (x.rss_growth_bytes as number) / bytes)),
+      rss_less_young_x: median(xs.map((x) => ((x.rss_growth_bytes as number) - (x.new_space_growth_bytes as number)) / bytes)),
+      retained_x: median(xs.map((x) => (x.retained_bytes as number) / bytes)),
+      young_generation_growth_mb: median(xs.map((x) => (x.new_space_growth_bytes as number) / 1e6)),
+    })
+    // Per round, against the calling thread of the same code: how many times faster (wall), and the RSS growth over its.
+    const against = (side: Side): Side | null => (side === 'threaded' ? 'sequential' : side === 'dist-threaded' ? 'dist-sequential' : null)
+    const perSide = sides.map((side) => {
+      const xs = runs[side] as LoadRun[]
+      const other = against(side)
+      const ys = other === null ? undefined : runs[other]
+      return {
+        side,
+        ...summary(xs),
+        speed_ratios: ys === undefined ? null : xs.map((x, k) => (ys[k]?.wall_ms as number) / (x.wall_ms as number)),
+        rss_ratios: ys === undefined ? null : xs.map((x, k) => (x.rss_growth_bytes as number) / (ys[k]?.rss_growth_bytes as number)),
+      }
+    })
+    const seq = runs.sequential as LoadRun[]
+    loads.push({ file, bytes, load_average: loadAverages, sides: perSide, speed_ratio_wall: runs.before === undefined ? null : median(seq.map((x, k) => ((runs.before as LoadRun[])[k]?.wall_ms as number) / (x.wall_ms as number))), runs })
+    console.error(`  load ${file.split('/').pop()} done`)
   }
 
   const reads: Record<string, unknown>[] = []
@@ -197,14 +239,17 @@ async function measureReads(base: string | null, here: string, sample: string, r
 function report(base: string | null, loads: Record<string, unknown>[], reads: Record<string, unknown>[]): void {
   const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(0))
   const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(2))
-  type Side = { mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number } | null
-  console.log(`\nBaseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} round(s), medians; fresh process per load.\n`)
-  console.log('| chain | MB | startup MB/s wall (CPU), before → after | RSS growth / file, before → after | the same less the young generation\'s growth | retained / file, before → after | young gen growth MB, before → after |')
-  console.log('|---|---:|---|---|---|---|---|')
-  for (const l of loads as { file: string; bytes: number; before: Side; after: Side }[]) {
-    console.log(
-      `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${f0(l.before?.mb_per_s_wall)} (${f0(l.before?.mb_per_s_cpu)}) → ${f0(l.after?.mb_per_s_wall)} (${f0(l.after?.mb_per_s_cpu)}) | ${f2(l.before?.rss_x)}x → ${f2(l.after?.rss_x)}x | ${f2(l.before?.rss_less_young_x)}x → ${f2(l.after?.rss_less_young_x)}x | ${f2(l.before?.retained_x)}x → ${f2(l.after?.retained_x)}x | ${f0(l.before?.young_generation_growth_mb)} → ${f0(l.after?.young_generation_growth_mb)} |`,
-    )
+  type SideRow = { side: Side; mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number; speed_ratios: number[] | null; rss_ratios: number[] | null }
+  type Load = { file: string; bytes: number; load_average: number[]; sides: SideRow[] }
+  console.log(`\nBaseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} round(s), medians; fresh process per load; the sides' order rotates each round.\n`)
+  console.log('| chain | MB | load average | side | startup MB/s wall (CPU) | RSS growth / file | less the young generation\'s growth | retained / file | young gen growth MB | 2 threads / calling thread: speed, per round | RSS growth, per round |')
+  console.log('|---|---:|---|---|---|---|---|---|---:|---|---|')
+  for (const l of loads as Load[]) {
+    for (const s of l.sides) {
+      console.log(
+        `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${Math.min(...l.load_average).toFixed(1)}–${Math.max(...l.load_average).toFixed(1)} | ${SIDE_NAMES[s.side]} | ${f0(s.mb_per_s_wall)} (${f0(s.mb_per_s_cpu)}) | ${f2(s.rss_x)}x | ${f2(s.rss_less_young_x)}x | ${f2(s.retained_x)}x | ${f0(s.young_generation_growth_mb)} | ${s.speed_ratios?.map(f2).join(', ') ?? ''} | ${s.rss_ratios?.map(f2).join(', ') ?? ''} |`,
+      )
+    }
   }
   console.log('\n| case (sample chain) | req/s before → after | server CPU µs/req before → after | after/before req/s (median of rounds) | by CPU | non-2xx |')
   console.log('|---|---|---|---:|---:|---:|')

@@ -5,7 +5,7 @@
  */
 export * from './api/index.js'
 export type { BatchAppendResult, BatchAppendStore, LedgerInfo, LedgerStore, MaybePromise } from './ledger/store.js'
-export type { StoreOptions } from './ledger/memory-store.js'
+export type { MemoryLoadOptions, StoreOptions } from './ledger/memory-store.js'
 export { DEFAULT_CHAIN_ID, MemoryStore } from './ledger/memory-store.js'
 export type { SqliteStoreOptions } from './ledger/sqlite-store.js'
 export { SqliteStore } from './ledger/sqlite-store.js'

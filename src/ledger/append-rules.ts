@@ -111,7 +111,7 @@ export function checkBlock(block: unknown, maxTransactions: number = DEFAULT_MAX
  *
  * @throws BlockContinuityError saying gap or duplicate, naming `block_height` or `first_version`.
  */
-export function checkContinuity(parsed: ParsedBlock, tip: LedgerTip | null, tipIs: 'ledger' | 'previous line' = 'ledger'): void {
+export function checkContinuity(parsed: Pick<ParsedBlock, 'block_height' | 'first_version' | 'last_version'>, tip: LedgerTip | null, tipIs: 'ledger' | 'previous line' = 'ledger'): void {
   if (tip === null) return
   const { block_height: height, first_version: first, last_version: last } = parsed
   const name = String(height)

@@ -143,6 +143,9 @@ async function* ingestBlocks(source: string, file: string, maxTransactions: numb
     yield* ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions })
     return
   }
+  // An ingest block keeps views of its line's bytes until its batch is written, past the next
+  // line: that holds because a path and standard input are read as streams that hand out a
+  // fresh buffer per chunk (a source refilling one buffer would need a copy here).
   for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
     yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions) }
   }

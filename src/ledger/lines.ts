@@ -30,10 +30,23 @@ export interface LineOptions {
    * no file's start.
    */
   bom?: boolean | undefined
+  /**
+   * The number of the source's first line (default 1). Greater for a byte range from the middle
+   * of a file read on its own (a threaded load resuming on the calling thread), so that lines
+   * and errors are numbered as in the whole file.
+   */
+  firstLine?: number | undefined
 }
 
+/**
+ * What the splitter reads: a path (`-` is standard input), a stream, or any async iterable of
+ * byte chunks, which may refill one buffer for every chunk (the splitter copies what it keeps of
+ * a chunk once it asks for the next).
+ */
+export type LineSource = string | NodeJS.ReadableStream | AsyncIterable<Buffer>
+
 /** The name a source goes by in messages: its path, `<stdin>` for `-`, `<stream>` for a stream. */
-export function sourceName(source: string | NodeJS.ReadableStream): string {
+export function sourceName(source: LineSource): string {
   return typeof source !== 'string' ? '<stream>' : source === '-' ? '<stdin>' : source
 }
 
@@ -54,7 +67,7 @@ export function sourceName(source: string | NodeJS.ReadableStream): string {
  *
  * @example for await (const { number, text } of readLines('chain.jsonl')) …
  */
-export function readLines(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<Line> {
+export function readLines(source: LineSource, options: LineOptions = {}): AsyncGenerator<Line> {
   return splitLines(source, options, (number, bytes) => ({ number, text: bytes.toString('utf8') }))
 }
 
@@ -64,27 +77,28 @@ export function readLines(source: string | NodeJS.ReadableStream, options: LineO
  *
  * @example for await (const { number, bytes } of readLineBytes('chain.jsonl')) …
  */
-export function readLineBytes(source: string | NodeJS.ReadableStream, options: LineOptions = {}): AsyncGenerator<LineBytes> {
+export function readLineBytes(source: LineSource, options: LineOptions = {}): AsyncGenerator<LineBytes> {
   return splitLines(source, options, (number, bytes) => ({ number, bytes }))
 }
 
 /** The one splitter behind `readLines` and `readLineBytes`; `make` turns a non-blank line into what is yielded. */
-async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
+async function* splitLines<T>(source: LineSource, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const file = options.file ?? sourceName(source)
   const bom = options.bom ?? true
+  const firstLine = options.firstLine ?? 1
   const stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
   // Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never more
   // than the limit); `number` is the number of the current line.
   let held: Buffer[] = []
   let run = 0
-  let number = 1
+  let number = firstLine
   /** The current line, ending at `end` of `last`; `null` when it is blank. */
   const take = (last: Buffer, start: number, end: number): T | null => {
     let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
     held = []
-    // Line 1 starts the source, so this is where a byte order mark can be, however it was chunked.
-    if (number === 1 && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
+    // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
+    if (number === firstLine && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
     return bytes.length === 0 ? null : make(number, bytes)
   }
@@ -104,7 +118,8 @@ async function* splitLines<T>(source: string | NodeJS.ReadableStream, options: L
         number++
         start = nl + 1
       }
-      if (start < bytes.length) held.push(bytes.subarray(start))
+      // A copy: the source may refill this chunk's buffer with the next one.
+      if (start < bytes.length) held.push(Buffer.from(bytes.subarray(start)))
     }
   } catch (error) {
     if (error instanceof InvalidDataError) throw error

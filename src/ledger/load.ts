@@ -1,6 +1,7 @@
 import { InvalidDataError } from './errors.js'
+import { readChunks } from './file-range.js'
 import { parseJsonLine } from './json-lines.js'
-import { readLineBytes, sourceName, type LineOptions } from './lines.js'
+import { readLineBytes, sourceName, type LineBytes, type LineOptions } from './lines.js'
 import type { LedgerStore } from './store.js'
 import type { BlockJson } from './types.js'
 
@@ -10,6 +11,7 @@ export type LoadOptions = Pick<LineOptions, 'stdin' | 'maxLineBytes'>
 /**
  * A store that can append a chain file's line from its bytes (the memory store), returning
  * `false` with nothing changed when it leaves the line to `appendBlock` of the parsed block.
+ * The bytes hold only during the call: the loader reads the next line into the same buffer.
  */
 export interface JsonLineStore {
   appendJsonLine(line: Buffer): boolean
@@ -34,10 +36,24 @@ function takesJsonLines(store: LedgerStore): store is LedgerStore & JsonLineStor
  */
 export async function loadJsonLines(source: string, store: LedgerStore, options: LoadOptions = {}): Promise<number> {
   const file = sourceName(source)
-  const lines = takesJsonLines(store) ? store : undefined
+  // A file is read into one buffer refilled per chunk: the lines are copied by the store before the next is read.
+  const lines = readLineBytes(source === '-' ? source : readChunks(source), { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })
+  return appendJsonLines(lines, store, file)
+}
+
+/**
+ * The loop of `loadJsonLines` over lines already split (`readLineBytes`), named `file` in
+ * messages: what a threaded load runs on each byte range of its file, and on the calling thread
+ * from a range on when the threads' result cannot be used (`load-threads.ts`).
+ *
+ * @returns the number of blocks appended.
+ * @throws InvalidDataError as `loadJsonLines`; the blocks before the bad line stay appended.
+ */
+export async function appendJsonLines(lines: AsyncIterable<LineBytes>, store: LedgerStore, file: string): Promise<number> {
+  const packing = takesJsonLines(store) ? store : undefined
   let appended = 0
-  for await (const { number, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
-    if (lines === undefined || !lines.appendJsonLine(bytes)) {
+  for await (const { number, bytes } of lines) {
+    if (packing === undefined || !packing.appendJsonLine(bytes)) {
       // The store checks the block as it appends it, so a line is only read as JSON here.
       const block = parseJsonLine(file, number, bytes.toString('utf8'), (json) => json as BlockJson)
       try {

@@ -1,10 +1,12 @@
 import { addU64, u64Distance, type U64 } from '../core/u64.js'
-import { prepareAppend, type LedgerTip, type PreparedBlock } from './append-rules.js'
+import { checkContinuity, prepareAppend, type LedgerTip, type PreparedBlock } from './append-rules.js'
 import { ByteArena } from './byte-arena.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
-import { loadJsonLines, type LoadOptions } from './load.js'
+import type { LoadOptions } from './load.js'
+import { loadJsonLinesThreaded, type ThreadedLoadOptions } from './load-threads.js'
 import { packBlockLine } from './pack-line.js'
 import type { LedgerInfo, LedgerStore } from './store.js'
+import type { StoreParts } from './store-parts.js'
 import { packText } from './txn-pack.js'
 import { unpackJson } from './txn-unpack.js'
 import type { BlockJson, TransactionJson } from './types.js'
@@ -16,6 +18,9 @@ export interface StoreOptions {
   /** Most transactions a block may carry to be appended (default `DEFAULT_MAX_BLOCK_TRANSACTIONS`, 20,000). */
   maxBlockTransactions?: number
 }
+
+/** How `MemoryStore.fromJsonLines` reads a chain file, besides `LoadOptions`. */
+export type MemoryLoadOptions = Pick<ThreadedLoadOptions, 'threads' | 'threadsFromBytes'>
 
 /** Default chain id: 4, what a local Aptos testnet reports. */
 export const DEFAULT_CHAIN_ID = 4
@@ -39,6 +44,10 @@ const COMPACT_MIN = 1024
 /** `0x` + 64 lowercase hex digits: a block hash kept as 32 bytes. */
 const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
 
+// For the threaded load, set by the class's static block (only the class reads its private fields).
+let partsOf: (store: MemoryStore) => StoreParts
+let adoptInto: (store: MemoryStore, parts: StoreParts) => boolean
+
 /**
  * The in-memory ledger: the embedded default, loaded from JSON Lines. Every read is O(1) apart
  * from writing out the transactions asked for.
@@ -51,7 +60,9 @@ const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
  * reads parse it, so each answer is a fresh object, `JSON.parse(JSON.stringify(txn))` of the
  * transaction appended. A chain file loaded by `fromJsonLines` has each line's transactions
  * packed straight from its bytes (`appendJsonLine`); any line that way does not take is parsed
- * and appended as any block, which words every error.
+ * and appended as any block, which words every error. A large file is packed by worker threads,
+ * each a byte range into a store of its own, and the store adopts their chunks and indices
+ * (`#adopt`) instead of allocating the load's short-lived objects on its own thread.
  *
  * Blocks and transactions sit in parallel arrays in height/version order, so a height or version
  * is an offset from the oldest retained one; pruning advances a head index, compacts when half
@@ -91,11 +102,22 @@ export class MemoryStore implements LedgerStore {
     this.maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
   }
 
-  /** A store holding every block of a JSON Lines chain file (`-` is standard input). */
-  static async fromJsonLines(source: string, options: StoreOptions & LoadOptions = {}): Promise<MemoryStore> {
-    const store = new MemoryStore(options)
-    await loadJsonLines(source, store, options)
-    return store
+  static {
+    partsOf = (store) => store.#parts()
+    adoptInto = (store, parts) => store.#adopt(parts)
+  }
+
+  /**
+   * A store holding every block of a JSON Lines chain file (`-` is standard input). A file of
+   * `options.threadsFromBytes` (64 MiB) or more is packed by `options.threads` worker threads
+   * (default 2; `loadJsonLinesThreaded`), which hand over what they packed without a copy; the
+   * store and every error are those of a load on the calling thread (`loadJsonLines`).
+   *
+   * @throws InvalidDataError naming file, line and field for the first line that is not JSON or
+   *   that the store refuses.
+   */
+  static async fromJsonLines(source: string, options: StoreOptions & LoadOptions & MemoryLoadOptions = {}): Promise<MemoryStore> {
+    return loadMemoryStore(source, options)
   }
 
   /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
@@ -281,6 +303,135 @@ export class MemoryStore implements LedgerStore {
     for (const [address, next] of prepared.nextSequenceNumbers) (this.#accounts.get(address) as AccountRecord).next = next
   }
 
+  /**
+   * Everything the store holds as `StoreParts`, what a load worker posts: the arena's chunks as
+   * they are (transferred, so the store is not to be used after) and the rest copied into typed
+   * arrays. Only for a store nothing was pruned from.
+   */
+  #parts(): StoreParts {
+    if (this.#blockBase !== 0 || this.#blockHead !== 0 || this.#txnBase !== 0 || this.#txnHead !== 0) throw new Error('MemoryStore: parts of a pruned store')
+    const { chunks, written } = this.#arena.written()
+    const blocks = this.#heights.length
+    const hashBytes = new Uint8Array(32 * blocks)
+    hashBytes.set(this.#hashBytes.subarray(0, 32 * blocks))
+    let listed = 0
+    for (const account of this.#accounts.values()) listed += typeof account.txns === 'number' ? 1 : account.txns.length
+    const addresses: string[] = []
+    const firstSeqs: U64[] = []
+    const nexts: U64[] = []
+    const accountEnds = new Uint32Array(this.#accounts.size)
+    const accountTxns = new Uint32Array(listed)
+    let k = 0
+    for (const [address, account] of this.#accounts) {
+      addresses.push(address)
+      firstSeqs.push(account.firstSeq)
+      nexts.push(account.next)
+      if (typeof account.txns === 'number') accountTxns[k++] = account.txns
+      else for (const t of account.txns) accountTxns[k++] = t
+      accountEnds[addresses.length - 1] = k
+    }
+    return {
+      chunkBytes: this.#arena.chunkBytes,
+      // A chunk is a buffer of its own (`ByteArena.reserve`), so its ArrayBuffer is exactly its bytes.
+      chunks: chunks.map((c) => (c.byteOffset === 0 && c.buffer.byteLength === c.length ? c.buffer : new Uint8Array(c).buffer) as ArrayBuffer),
+      written,
+      heights: this.#heights,
+      firstVersions: this.#firstVersions,
+      lastVersions: this.#lastVersions,
+      timestamps: this.#timestamps,
+      epochs: this.#epochs,
+      hashBytes,
+      oddHashes: [...this.#oddHashes],
+      txnAddress: Float64Array.from(this.#txnAddress),
+      txnLength: Uint32Array.from(this.#txnLength),
+      addresses,
+      firstSeqs,
+      nexts,
+      accountEnds,
+      accountTxns,
+    }
+  }
+
+  /**
+   * Appends the blocks of `parts` (another store's, `#parts`) after this store's newest, if the
+   * rules that join them hold: continuity of the parts' first block with the newest
+   * (`checkContinuity`), and each sender's first sequence number in the parts equal to its next
+   * here (`checkSequenceNumbers`'s rule). Every other rule the parts' store checked as it
+   * appended them, and those rules read nothing before the block, so the result is the store
+   * appending the same blocks one by one would build. Returns false, with nothing changed, when
+   * a joining rule fails. Only pushes and copies after the checks.
+   */
+  #adopt(parts: StoreParts): boolean {
+    const blocks = parts.heights.length
+    if (blocks === 0) return true
+    if (parts.chunkBytes !== this.#arena.chunkBytes) throw new Error(`MemoryStore: parts of ${parts.chunkBytes}-byte chunks into ${this.#arena.chunkBytes}-byte ones`)
+    const newest = this.#heights.length - 1
+    if (newest >= this.#blockHead) {
+      const tip: LedgerTip = { block_height: this.#heights[newest] as U64, last_version: this.#lastVersions[newest] as U64 }
+      try {
+        checkContinuity({ block_height: parts.heights[0] as U64, first_version: parts.firstVersions[0] as U64, last_version: parts.lastVersions[0] as U64 }, tip)
+      } catch {
+        return false
+      }
+    }
+    for (let a = 0; a < parts.addresses.length; a++) {
+      const account = this.#accounts.get(parts.addresses[a] as string)
+      if (account !== undefined && account.next !== parts.firstSeqs[a]) return false
+    }
+
+    const firstBlock = this.#heights.length
+    for (let i = 0; i < blocks; i++) {
+      this.#heights.push(parts.heights[i] as U64)
+      this.#firstVersions.push(parts.firstVersions[i] as U64)
+      this.#lastVersions.push(parts.lastVersions[i] as U64)
+      this.#timestamps.push(parts.timestamps[i] as U64)
+      this.#epochs.push(parts.epochs[i] as U64)
+    }
+    const hashesEnd = (firstBlock + blocks) * 32
+    if (hashesEnd > this.#hashBytes.length) {
+      const grown = Buffer.alloc(Math.max(this.#hashBytes.length * 2, hashesEnd))
+      this.#hashBytes.copy(grown)
+      this.#hashBytes = grown
+    }
+    this.#hashBytes.set(parts.hashBytes, firstBlock * 32)
+    for (const [i, hash] of parts.oddHashes) this.#oddHashes.set(this.#blockBase + firstBlock + i, hash)
+
+    const base = this.#arena.adopt(
+      parts.chunks.map((c) => Buffer.from(c)),
+      parts.written,
+    )
+    const firstTxn = this.#txnBase + this.#txnAddress.length
+    for (let t = 0; t < parts.txnAddress.length; t++) {
+      this.#txnAddress.push(base + (parts.txnAddress[t] as number))
+      this.#txnLength.push(parts.txnLength[t] as number)
+      this.#txnAccount.push(null)
+    }
+    let k = 0
+    for (let a = 0; a < parts.addresses.length; a++) {
+      const address = parts.addresses[a] as string
+      const end = parts.accountEnds[a] as number
+      let account = this.#accounts.get(address)
+      if (account === undefined) {
+        const first = firstTxn + (parts.accountTxns[k] as number)
+        account = { txns: first, head: 0, firstSeq: parts.firstSeqs[a] as U64, next: 0 }
+        this.#accounts.set(address, account)
+        this.#txnAccount[first - this.#txnBase] = account
+        k++
+      }
+      if (k < end) {
+        let list = account.txns
+        if (typeof list === 'number') list = account.txns = [list]
+        for (; k < end; k++) {
+          const txn = firstTxn + (parts.accountTxns[k] as number)
+          list.push(txn)
+          this.#txnAccount[txn - this.#txnBase] = account
+        }
+      }
+      account.next = parts.nexts[a] as U64
+    }
+    return true
+  }
+
   /** The JSON text of the transaction at position `t` of the transaction arrays. */
   #json(t: number): string {
     const address = this.#txnAddress[t] as number
@@ -348,4 +499,23 @@ export class MemoryStore implements LedgerStore {
   }
 
   close(): void {}
+}
+
+/**
+ * `MemoryStore.fromJsonLines` with every option of the threaded load, `runner` included: tests
+ * load the ranges on the calling thread with it. Not part of the package's API.
+ */
+export async function loadMemoryStore(source: string, options: StoreOptions & Omit<ThreadedLoadOptions, 'maxBlockTransactions'> = {}): Promise<MemoryStore> {
+  const store = new MemoryStore(options)
+  await loadJsonLinesThreaded(source, store, (parts) => adoptInto(store, parts), { ...options, maxBlockTransactions: store.maxBlockTransactions })
+  return store
+}
+
+/**
+ * Internal to the threaded load (`load-range.ts`): everything `store` holds as `StoreParts`,
+ * its arena's chunks included, so `store` is not to be used after they are transferred. Not part
+ * of the package's API.
+ */
+export function memoryStoreParts(store: MemoryStore): StoreParts {
+  return partsOf(store)
 }

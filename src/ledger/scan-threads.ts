@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import { BlockBatchReader, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from './errors.js'
+import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from './limits.js'
 import { ingestBlocksOfBatch, type IngestBatch } from './ingest-batch.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
@@ -23,27 +21,6 @@ export interface ThreadedScanOptions {
   chunkBytes?: number | undefined
 }
 
-/**
- * A new scan worker: the built `scan-worker.js` in the package (at `dist/ledger/`), or under tsx
- * and vitest the `.ts` source, loaded through tsx's loader (a worker does not inherit the
- * loader hooks of its parent).
- */
-function spawnWorker(): Worker {
-  const here = import.meta.url
-  if (here.endsWith('.ts')) {
-    // tsx's ESM API (its CommonJS build resolves its loader wrongly from an eval'd worker).
-    const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href
-    const source = new URL('./scan-worker.ts', here).href
-    return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}) })`, { eval: true })
-  }
-  // The bundle puts shared code in chunks at dist/ and entries one level down (dist/cli/main.js).
-  for (const rel of ['./scan-worker.js', './ledger/scan-worker.js', '../ledger/scan-worker.js']) {
-    const url = new URL(rel, here)
-    if (existsSync(url)) return new Worker(url)
-  }
-  throw new Error(`scan-worker.js not found next to ${here}`)
-}
-
 /** Idle workers, kept between scans (unreferenced, so they never keep the process alive). */
 const idle: Worker[] = []
 let nextJob = 1
@@ -51,7 +28,7 @@ let nextJob = 1
 function takeWorkers(n: number): Worker[] {
   const workers = idle.splice(0, n)
   while (workers.length < n) {
-    const w = spawnWorker()
+    const w = spawnLedgerWorker('scan-worker')
     // A worker that dies while idle leaves the pool instead of stalling the next scan.
     w.on('exit', () => {
       const at = idle.indexOf(w)

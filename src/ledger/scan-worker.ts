@@ -6,8 +6,7 @@
  * in flight: the main thread grants one back per batch it consumes, so a worker ahead of the
  * reader waits instead of filling memory.
  */
-import { open, type FileHandle } from 'node:fs/promises'
-import { Readable } from 'node:stream'
+import { open } from 'node:fs/promises'
 import { parentPort } from 'node:worker_threads'
 import { BlockBatchWriter, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from './errors.js'
@@ -15,7 +14,8 @@ import { IngestBatchWriter, type IngestBatch } from './ingest-batch.js'
 import { ingestBlockOfLine } from './ingest-block.js'
 import { readLineBytes } from './lines.js'
 import { blockOfLine } from './scan-blocks.js'
-import { chunkRange, type ScanMode, type ToMain, type ToWorker } from './scan-protocol.js'
+import { chunkRange, readRange } from './file-range.js'
+import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
 
 /** An engine batch is sent at this many blocks or user transactions, whichever comes first. */
 const BATCH_BLOCKS = 1024
@@ -102,7 +102,7 @@ async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
       const writer = batcher(m.mode, m.file)
       let line = 0
       try {
-        const lines = readLineBytes(Readable.from(readRange(fh, start, end, counted)), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
+        const lines = readLineBytes(readRange(fh, start, end, counted), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
         for await (const { number, bytes } of lines) {
           line = number
           writer.add(number, bytes)
@@ -140,19 +140,5 @@ async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
     if (job === m.job) post({ type: 'done', job: m.job })
   } finally {
     await fh.close()
-  }
-}
-
-/** The bytes `[start, end)` of the file in fresh 1 MiB buffers (the splitter keeps views of them), counting newlines. */
-async function* readRange(fh: FileHandle, start: number, end: number, counted: { newlines: number; last: number }): AsyncGenerator<Buffer> {
-  for (let at = start; at < end; ) {
-    const buffer = Buffer.allocUnsafe(Math.min(1 << 20, end - at))
-    const { bytesRead } = await fh.read(buffer, 0, buffer.length, at)
-    if (bytesRead === 0) return
-    const bytes = buffer.subarray(0, bytesRead)
-    for (let p = bytes.indexOf(10); p !== -1; p = bytes.indexOf(10, p + 1)) counted.newlines++
-    counted.last = bytes[bytesRead - 1] as number
-    at += bytesRead
-    yield bytes
   }
 }

@@ -32,6 +32,26 @@ describe('readLines: the one line splitter', () => {
     ])
   })
 
+  it('reads a source that refills one buffer for every chunk: lines across many chunks, and the first line numbered firstLine', async () => {
+    const text = `${'a'.repeat(23)}\nbc\n\n${'é'.repeat(11)}d\n${'x'.repeat(3)}`
+    const bytes = Buffer.from(text)
+    async function* refilled(): AsyncGenerator<Buffer> {
+      const buffer = Buffer.alloc(5)
+      for (let at = 0; at < bytes.length; at += buffer.length) {
+        const n = bytes.copy(buffer, 0, at, at + buffer.length)
+        yield buffer.subarray(0, n)
+      }
+    }
+    const got: Line[] = []
+    for await (const l of readLines(refilled(), { file: 'f.jsonl', firstLine: 40 })) got.push(l)
+    expect(texts(got)).toEqual([
+      [40, 'a'.repeat(23)],
+      [41, 'bc'],
+      [43, `${'é'.repeat(11)}d`],
+      [44, 'xxx'],
+    ])
+  })
+
   it('joins a line cut across chunks, also inside a multi-byte character', async () => {
     const bytes = Buffer.from('x€y\nzé\n')
     const chunks = [bytes.subarray(0, 2), bytes.subarray(2, 3), bytes.subarray(3, 9), bytes.subarray(9)]
