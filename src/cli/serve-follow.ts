@@ -3,7 +3,7 @@ import { formatFollowEvent } from '../follow/events.js'
 import { ingestFromNode } from '../follow/ingest-node.js'
 import { sleep } from '../follow/sleep.js'
 import { LedgerUnavailableError } from '../ledger/database-error.js'
-import { MemoryStore } from '../ledger/memory-store.js'
+import { MemoryStore, type MemoryLoadOptions } from '../ledger/memory-store.js'
 import type { BatchAppendResult, BatchAppendStore, LedgerStore } from '../ledger/store.js'
 import type { BlockJson } from '../ledger/types.js'
 import { UsageError } from './errors.js'
@@ -48,9 +48,9 @@ function batched(store: LedgerStore & { maxBlockTransactions: number }, path: st
  * `watch` starts following and reports each new height; a node that stays unreachable through
  * the retries, or a database that cannot be reached, is followed again after a pause, any other failure (a pruned next block, a chain
  * that does not continue the ledger) stops following with a line on the log, and the server
- * goes on serving what it has.
+ * goes on serving what it has. `load` says how `--data` is loaded (`serve --load-threads`).
  */
-export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void): Promise<OpenedLedger> {
+export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void, load: MemoryLoadOptions = {}): Promise<OpenedLedger> {
   let protocol: string | undefined
   try {
     protocol = new URL(node).protocol
@@ -65,7 +65,7 @@ export async function openFollowing(node: string, db: string | undefined, data: 
     store = opened.store
     source = opened.source
   } else {
-    const memory = data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data)
+    const memory = data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data, load)
     source = data ?? 'memory'
     store = batched(memory, source)
   }

@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { createServer } from '../../src/api/index.js'
 import { envName } from '../../src/cli/args.js'
 import { FLAGS, run } from '../../src/cli/commands/serve.js'
 import { UsageError } from '../../src/cli/errors.js'
 import type { CliIo } from '../../src/cli/io.js'
+import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
@@ -221,6 +222,27 @@ describe('ledger-gas serve', () => {
     expect(await on.stop()).toBe(0)
   })
 
+  it('--load-threads N reaches the memory store load of --data (0: the main thread), also from LEDGER_GAS_LOAD_THREADS', async () => {
+    const loads = vi.spyOn(MemoryStore, 'fromJsonLines')
+    try {
+      const s = await start(['--data', dataFile, '--port', '0', '--load-threads', '0'])
+      expect((await fetch(`${s.url}/transactions/by_version/1`)).status).toBe(200)
+      expect(await s.stop()).toBe(0)
+      process.env.LEDGER_GAS_LOAD_THREADS = '1'
+      try {
+        const e = await start(['--data', dataFile, '--port', '0'])
+        expect(await e.stop()).toBe(0)
+      } finally {
+        delete process.env.LEDGER_GAS_LOAD_THREADS
+      }
+      const d = await start(['--data', dataFile, '--port', '0'])
+      expect(await d.stop()).toBe(0)
+      expect(loads.mock.calls.map((c) => c[1])).toEqual([{ threads: 0 }, { threads: 1 }, {}])
+    } finally {
+      loads.mockRestore()
+    }
+  })
+
   it("the README's flag/environment table lists every serve flag with its variable", () => {
     const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
     const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])
@@ -242,6 +264,8 @@ describe('ledger-gas serve', () => {
       ['--max-in-flight', '0'],
       ['--stream-buffer', 'big'],
       ['--stream', 'maybe'],
+      ['--data', dataFile, '--load-threads', 'many'],
+      ['--data', dataFile, '--load-threads', '65'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
   })

@@ -6,7 +6,7 @@ import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import type { LedgerStore } from '../../ledger/store.js'
-import { choiceFlag, envName, intFlag, parseFlags, withEnv } from '../args.js'
+import { choiceFlag, envName, intFlag, MAX_THREADS, parseFlags, withEnv } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
 import { openFollowing } from '../serve-follow.js'
@@ -25,6 +25,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /** The flags of `serve` (each also settable as `LEDGER_GAS_<FLAG>`, see `envName`). */
 export const FLAGS = {
   data: { type: 'string' },
+  'load-threads': { type: 'string' },
   db: { type: 'string' },
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
@@ -49,7 +50,7 @@ export const FLAGS = {
 /** Values of `--stream`. */
 export const STREAM_SWITCH = ['on', 'off'] as const
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl [--load-threads N] | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
@@ -65,6 +66,8 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
 
   --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
                         in a clone, else regenerated in memory from its seed)
+  --load-threads N      worker threads that load a --data file of 64 MiB or more (default 2, or
+                        1 on one core; 0: this thread loads it, as it loads any smaller file)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
   --db postgres://USER@HOST:PORT/DB[?schema=NAME]
                         PostgreSQL ledger (read-only replica; any number of them may serve
@@ -125,6 +128,7 @@ export const run: Command = async (args, io) => {
   const int = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => checked(flag, () => intFlag(flags[flag], flag, fallback, min, max))
   if (flags.data !== undefined && flags.db !== undefined) throw new UsageError(`${origin('data')} and ${origin('db')} cannot be used together`)
   const port = int('port', 8080, 0, 65535)
+  const load = flags['load-threads'] === undefined ? {} : { threads: int('load-threads', 0, 0, MAX_THREADS) }
   const host = flags.host ?? '127.0.0.1'
   const MAX = 2 ** 31 - 1
   const limits = {
@@ -149,12 +153,12 @@ export const run: Command = async (args, io) => {
   let watch: OpenedLedger['watch']
   if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
-    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log))
+    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load))
   } else if (flags.db !== undefined) {
     ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else if (flags.data !== undefined) {
     await checkInput(flags.data, 'data')
-    store = await MemoryStore.fromJsonLines(flags.data)
+    store = await MemoryStore.fromJsonLines(flags.data, load)
     source = flags.data
   } else {
     const sample = await openSampleLedger(root)
