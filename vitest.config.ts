@@ -14,9 +14,18 @@ const DEEP = { FC_NUM_RUNS: '300', HOSTILE_REQUESTS: '10000', CRASH_KILLS: '6', 
  */
 const PACK_TESTS = 'test/package/**'
 
+/**
+ * Tests that run whole processes against each other for many seconds: ingests SIGKILLed and
+ * resumed, PostgreSQL replicas beside a writer and a restarted server. They take about 40 s of
+ * the suite's time, which kept `npm test` over 90 s on 2 cores, so they run in
+ * `npm run test:integration` (and `test:deep`, and CI).
+ */
+export const INTEGRATION_TESTS = ['test/ledger/pg-scale-out.test.ts', 'test/ledger/ingest-crash.test.ts', 'test/reliability/crash-safety.test.ts']
+
 export default defineConfig(({ mode }) => ({
   test: {
-    exclude: mode === 'pack' || mode === 'deep' ? configDefaults.exclude : [...configDefaults.exclude, PACK_TESTS],
+    exclude: mode === 'pack' || mode === 'deep' ? configDefaults.exclude : mode === 'integration' ? [...configDefaults.exclude, PACK_TESTS] : [...configDefaults.exclude, PACK_TESTS, ...INTEGRATION_TESTS],
+    ...(mode === 'integration' ? { include: INTEGRATION_TESTS } : {}),
     env: mode === 'deep' ? Object.fromEntries(Object.entries(DEEP).map(([k, v]) => [k, process.env[k] ?? v])) : {},
     // Child processes, not threads: a CLI test chdirs, which worker threads do not allow.
     pool: 'forks',
