@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util'
 import { createEstimator } from '../src/core/index.js'
 import { followNode } from '../src/follow/index.js'
 import { parseBlockJson } from '../src/ledger/parse-block.js'
+import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -73,12 +74,6 @@ async function stopNode(node: Node): Promise<void> {
 const cpuNow = () => {
   const u = process.cpuUsage()
   return u.user + u.system
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
 }
 
 /** The floor: fetch + JSON.parse of heights `from..to`, `inFlight` at a time, nothing else. */

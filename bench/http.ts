@@ -22,6 +22,7 @@ import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
 import { createRng } from '../src/sim/prng.js'
 import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -83,12 +84,6 @@ interface Row {
   latency_p99_ms: number
   non_2xx: number
   errors: number
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
 }
 
 /** One bounded autocannon run after a 1 s warm-up; `paths` cycles through the request paths. */

@@ -43,6 +43,7 @@ import { chainLines } from '../src/sim/index.js'
 import { createRng } from '../src/sim/prng.js'
 import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
 import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { median } from './median.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -101,12 +102,6 @@ function loadChild(src: string, file: string, threads?: number): LoadRun {
   const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file, ...(threads === undefined ? [] : [String(threads)])]
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })
   return JSON.parse(out.trim().split('\n').pop() as string) as LoadRun
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
 }
 
 async function startServer(src: string, file: string): Promise<BenchServer> {

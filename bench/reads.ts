@@ -20,6 +20,7 @@ import { ingestJsonLines } from '../src/ledger/ingest.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
 import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const DATA = join(here, '..', 'data', 'chain.jsonl')
@@ -39,12 +40,6 @@ async function load(s: BenchServer, list: string[]): Promise<{ rps: number; cpu:
   const r = await run(DURATION)
   const c1 = await serverCpu(s)
   return { rps: r.requests.average, cpu: (c1 - c0) / Math.max(1, r.requests.total), non2xx: r.non2xx }
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
 }
 
 async function main(): Promise<void> {

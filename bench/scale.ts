@@ -27,6 +27,7 @@ import { ingestJsonLines } from '../src/ledger/ingest.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import { createRng } from '../src/sim/prng.js'
 import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -124,12 +125,6 @@ async function latency(server: BenchServer, list: string[]): Promise<{ mean: num
   const r = await run(DURATION)
   const cpu1 = await serverCpu(server)
   return { mean: (4 * 1000) / Math.max(1e-9, r.requests.average), cpu: (cpu1 - cpu0) / Math.max(1, r.requests.total), p99: r.latency.p99, non2xx: r.non2xx }
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
 }
 
 async function main(): Promise<void> {

@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util'
 import { chainLines } from '../src/sim/index.js'
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
 import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
+import { median } from './median.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, blocks: { type: 'string', default: '20000' }, 'no-pg': { type: 'boolean', default: false } } })
@@ -56,11 +57,6 @@ function child(task: string, src: string, file: string, url?: string): Run {
   return JSON.parse(out.trim().split('\n').pop() as string) as Run
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length === 0 ? NaN : s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
-}
 const perS = (r: Run, key: 'wall_ms' | 'cpu_ms') => (r.blocks / r[key]) * 1000
 
 async function main(): Promise<void> {
