@@ -151,4 +151,3 @@ async function* ingestBlocks(source: string, file: string, maxTransactions: numb
     yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions) }
   }
 }
-
