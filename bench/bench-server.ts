@@ -4,6 +4,7 @@
  * The protocol: the child sends `{ url }` once listening, answers `'cpu'` with `{ cpu_us }`
  * (its CPU time so far) and exits on `'stop'`.
  */
+import autocannon from 'autocannon'
 import { fork, type ChildProcess, type ForkOptions } from 'node:child_process'
 
 /** A benchmark server in a child process. */
@@ -42,4 +43,19 @@ export async function stopBenchServer(server: BenchServer): Promise<void> {
   const exited = new Promise((r) => server.child.once('exit', r))
   server.child.send('stop')
   await exited
+}
+
+/**
+ * One bounded autocannon run of `duration` s against `server`, cycling through `paths`, after a
+ * 1 s warm-up (JIT, caches, connection setup), with the server's CPU time per request during
+ * the measured run (µs).
+ */
+export async function measureServer(server: BenchServer, paths: readonly string[], connections: number, duration: number): Promise<{ result: autocannon.Result; cpuPerRequestUs: number }> {
+  let i = 0
+  const run = (d: number) => autocannon({ url: server.url, connections, duration: d, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }] })
+  await run(1)
+  const cpu0 = await serverCpu(server)
+  const result = await run(duration)
+  const cpu1 = await serverCpu(server)
+  return { result, cpuPerRequestUs: (cpu1 - cpu0) / Math.max(1, result.requests.total) }
 }

@@ -10,7 +10,6 @@
  *
  * Prints a markdown table; writes bench/results/http.json.
  */
-import autocannon from 'autocannon'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -21,7 +20,7 @@ import { loadJsonLines } from '../src/ledger/load.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
 import { createRng } from '../src/sim/prng.js'
-import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -88,23 +87,12 @@ interface Row {
 
 /** One bounded autocannon run after a 1 s warm-up; `paths` cycles through the request paths. */
 async function load(t: BenchServer, paths: readonly string[], label: [string, string]): Promise<Row> {
-  let i = 0
-  const run = (duration: number) =>
-    autocannon({
-      url: t.url,
-      connections: CONNECTIONS,
-      duration,
-      requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }],
-    })
-  await run(1) // warm-up: JIT, caches, connection setup
-  const cpu0 = await serverCpu(t)
-  const r = await run(DURATION)
-  const cpu1 = await serverCpu(t)
+  const { result: r, cpuPerRequestUs } = await measureServer(t, paths, CONNECTIONS, DURATION)
   const row: Row = {
     case: label[0],
     store: label[1],
     requests_per_sec: Math.round(r.requests.average),
-    server_cpu_us_per_request: Number(((cpu1 - cpu0) / Math.max(1, r.requests.total)).toFixed(1)),
+    server_cpu_us_per_request: Number(cpuPerRequestUs.toFixed(1)),
     latency_p50_ms: r.latency.p50,
     latency_p99_ms: r.latency.p99,
     non_2xx: r.non2xx,

@@ -30,7 +30,6 @@
  * `--quick`: the sample chain only, one round. Prints markdown tables; writes
  * bench/results/memory-store.json.
  */
-import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -42,7 +41,7 @@ import type { BlockJson } from '../src/ledger/types.js'
 import { chainLines } from '../src/sim/index.js'
 import { createRng } from '../src/sim/prng.js'
 import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
-import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -117,14 +116,8 @@ interface HttpRun {
 
 /** One bounded autocannon run after a 1 s warm-up, cycling through `paths`. */
 async function hit(s: BenchServer, paths: readonly string[]): Promise<HttpRun> {
-  let i = 0
-  const run = (duration: number) =>
-    autocannon({ url: s.url, connections: CONNECTIONS, duration, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] as string }) }] })
-  await run(1)
-  const cpu0 = await serverCpu(s)
-  const r = await run(DURATION)
-  const cpu1 = await serverCpu(s)
-  return { requests_per_sec: r.requests.average, server_cpu_us_per_request: (cpu1 - cpu0) / Math.max(1, r.requests.total), non_2xx: r.non2xx, errors: r.errors }
+  const { result: r, cpuPerRequestUs } = await measureServer(s, paths, CONNECTIONS, DURATION)
+  return { requests_per_sec: r.requests.average, server_cpu_us_per_request: cpuPerRequestUs, non_2xx: r.non2xx, errors: r.errors }
 }
 
 /** Request paths from the chain, seeded: retained versions, and senders weighted by activity. */

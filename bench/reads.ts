@@ -10,7 +10,6 @@
  *
  * Prints a markdown table; writes bench/results/reads.json.
  */
-import autocannon from 'autocannon'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -19,7 +18,7 @@ import { parseArgs } from 'node:util'
 import { ingestJsonLines } from '../src/ledger/ingest.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/types.js'
-import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -33,13 +32,8 @@ async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<Benc
 }
 
 async function load(s: BenchServer, list: string[]): Promise<{ rps: number; cpu: number; non2xx: number }> {
-  let i = 0
-  const run = (duration: number) => autocannon({ url: s.url, connections: 10, duration, requests: [{ setupRequest: (req) => ({ ...req, path: list[i++ % list.length] as string }) }] })
-  await run(1)
-  const c0 = await serverCpu(s)
-  const r = await run(DURATION)
-  const c1 = await serverCpu(s)
-  return { rps: r.requests.average, cpu: (c1 - c0) / Math.max(1, r.requests.total), non2xx: r.non2xx }
+  const { result: r, cpuPerRequestUs } = await measureServer(s, list, 10, DURATION)
+  return { rps: r.requests.average, cpu: cpuPerRequestUs, non2xx: r.non2xx }
 }
 
 async function main(): Promise<void> {

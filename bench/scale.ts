@@ -17,7 +17,6 @@
  *
  * Prints a markdown table; writes bench/results/scale.json.
  */
-import autocannon from 'autocannon'
 import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -26,7 +25,7 @@ import { parseArgs } from 'node:util'
 import { ingestJsonLines } from '../src/ledger/ingest.js'
 import { SqliteStore } from '../src/ledger/sqlite-store.js'
 import { createRng } from '../src/sim/prng.js'
-import { startBenchServer, serverCpu, stopBenchServer, type BenchServer } from './bench-server.js'
+import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -118,13 +117,8 @@ async function startServer(kind: 'memory' | 'sqlite', arg: string): Promise<Benc
 }
 
 async function latency(server: BenchServer, list: string[]): Promise<{ mean: number; cpu: number; p99: number; non2xx: number }> {
-  let i = 0
-  const run = (duration: number) => autocannon({ url: server.url, connections: 4, duration, requests: [{ setupRequest: (req) => ({ ...req, path: list[i++ % list.length] as string }) }] })
-  await run(1)
-  const cpu0 = await serverCpu(server)
-  const r = await run(DURATION)
-  const cpu1 = await serverCpu(server)
-  return { mean: (4 * 1000) / Math.max(1e-9, r.requests.average), cpu: (cpu1 - cpu0) / Math.max(1, r.requests.total), p99: r.latency.p99, non2xx: r.non2xx }
+  const { result: r, cpuPerRequestUs } = await measureServer(server, list, 4, DURATION)
+  return { mean: (4 * 1000) / Math.max(1e-9, r.requests.average), cpu: cpuPerRequestUs, p99: r.latency.p99, non2xx: r.non2xx }
 }
 
 async function main(): Promise<void> {
