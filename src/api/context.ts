@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
-import type { EstimateFeed, FeedView } from './estimate-feed.js'
+import type { EstimateFeed, FeedView } from '../service/estimate-feed.js'
 import { ApiError } from './errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'
 import type { RouteRecorder, ServerMetrics } from './metrics.js'

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import { u64ToBigInt } from '../core/u64.js'
 import { gasEstimateToJson } from '../core/wire.js'
-import type { EstimateFeed, PublishedEstimates } from './estimate-feed.js'
+import type { EstimateFeed, PublishedEstimates } from '../service/estimate-feed.js'
 
 /** Interval (ms) of the keep-alive comment, well under common proxy idle timeouts (60 s). */
 export const DEFAULT_STREAM_KEEPALIVE_MS = 15_000

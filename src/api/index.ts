@@ -4,7 +4,7 @@
  */
 export { createServer, ENDPOINTS } from './server.js'
 export type { EndpointName, ReadApiServer, ServerOptions } from './server.js'
-export type { EstimatorMode } from './estimate-feed.js'
+export type { EstimatorMode } from '../service/estimate-feed.js'
 export { ApiError } from './errors.js'
 export type { ApiErrorKind } from './errors.js'
 export { ERROR_CODES, ERROR_MAP, toErrorReply } from './error-map.js'

@@ -3,16 +3,17 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
-const LAYERS = ['core', 'ledger', 'api', 'replay', 'sim', 'follow', 'cli'] as const
-/** Which layers each layer may import (core → ledger → api / replay / sim / follow → cli). */
+const LAYERS = ['core', 'ledger', 'service', 'api', 'replay', 'sim', 'follow', 'cli'] as const
+/** Which layers each layer may import (core → ledger → service → api / replay / sim / follow → cli). */
 const ALLOWED: Record<string, string[]> = {
   core: ['core'],
   ledger: ['core', 'ledger'],
-  api: ['core', 'ledger', 'api'],
+  service: ['core', 'ledger', 'service'],
+  api: ['core', 'ledger', 'service', 'api'],
   replay: ['core', 'ledger', 'replay'],
   sim: ['core', 'ledger', 'sim'],
   follow: ['core', 'ledger', 'follow'],
-  cli: ['core', 'ledger', 'api', 'replay', 'sim', 'follow', 'cli'],
+  cli: ['core', 'ledger', 'service', 'api', 'replay', 'sim', 'follow', 'cli'],
 }
 
 function files(dir: string): string[] {

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from '../../api/connection-gate.js'
 import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS } from '../../api/gas-stream.js'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/http-limits.js'
-import { ESTIMATOR_MODES } from '../../api/estimate-feed.js'
+import { ESTIMATOR_MODES } from '../../service/estimate-feed.js'
 import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
