@@ -1,10 +1,10 @@
 import type { FastifyReply } from 'fastify'
 import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
 import type { EstimateFeed, FeedView } from '../service/estimate-feed.js'
-import { ApiError } from './errors.js'
+import { ApiError } from './plumbing/errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'
-import type { RouteRecorder, ServerMetrics } from './metrics.js'
-import { withDeadline } from './store-guard.js'
+import type { RouteRecorder, ServerMetrics } from './plumbing/metrics.js'
+import { withDeadline } from './plumbing/store-guard.js'
 
 /** What the route handlers share: the store, the estimate, page sizes and the header builder. */
 export interface ApiContext {

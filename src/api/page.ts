@@ -1,5 +1,5 @@
 import { InvalidConfigError } from '../core/errors.js'
-import { ApiError } from './errors.js'
+import { ApiError } from './plumbing/errors.js'
 
 /** Aptos `DEFAULT_PAGE_SIZE` (api/src/page.rs). */
 export const DEFAULT_PAGE_SIZE = 25

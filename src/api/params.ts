@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify'
 import { parseU64 } from '../core/u64.js'
 import { parseAddress } from '../ledger/address.js'
-import { ApiError } from './errors.js'
+import { ApiError } from './plumbing/errors.js'
 import type { Schema } from './schema/ref.js'
 
 /** How a path or query value is read. Named by the vendor keyword `x-parse` of its schema. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { acceptTypeOf } from '../../src/api/accept.js'
+import { acceptTypeOf } from '../../src/api/plumbing/accept.js'
 import { gasEstimationToBcs, stringStructToBcs } from '../../src/api/bcs.js'
 import { U64_MAX } from '../../src/core/u64.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ERROR_MAP } from '../../src/api/error-map.js'
+import { ERROR_MAP } from '../../src/api/plumbing/error-map.js'
 import { createServer, ENDPOINTS, type EndpointName } from '../../src/api/index.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'

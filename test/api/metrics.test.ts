@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { GAS_LEVELS, LATENCY_BUCKETS } from '../../src/api/metrics.js'
+import { GAS_LEVELS, LATENCY_BUCKETS } from '../../src/api/plumbing/metrics.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { serverOf } from './helpers/server.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../src/api/errors.js'
+import { ApiError } from '../../src/api/plumbing/errors.js'
 import { compileParamParser, PARAM } from '../../src/api/params.js'
 
 const parser = (httpPart: 'params' | 'querystring', properties: Record<string, unknown>, required: string[] = []) =>

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { U64 } from '../../core/u64.js'
 import { JSON_TYPE, readLedger, type ApiContext } from '../context.js'
-import { ApiError } from '../errors.js'
+import { ApiError } from '../plumbing/errors.js'
 import { PARAM } from '../params.js'
 import { object, ref } from '../schema/ref.js'
 import type { ApiRoute } from '../openapi.js'

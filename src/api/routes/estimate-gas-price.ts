@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { LedgerInfo } from '../../ledger/store.js'
-import { acceptTypeOf } from '../accept.js'
+import { acceptTypeOf } from '../plumbing/accept.js'
 import { BCS_TYPE, gasEstimationToBcs } from '../bcs.js'
 import { JSON_TYPE, readLedger, type ApiContext } from '../context.js'
 import type { ApiRoute } from '../openapi.js'
 import { ref } from '../schema/ref.js'
-import { withDeadline } from '../store-guard.js'
+import { withDeadline } from '../plumbing/store-guard.js'
 import { quietLogger } from './quiet-logger.js'
 import { responses } from './responses.js'
 

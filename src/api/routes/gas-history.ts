@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { PricedBlock } from '../../core/block.js'
 import { JSON_TYPE, readEstimators, readLedger, type ApiContext } from '../context.js'
-import { ApiError } from '../errors.js'
+import { ApiError } from '../plumbing/errors.js'
 import type { ApiRoute } from '../openapi.js'
 import { PARAM } from '../params.js'
 import { object, ref } from '../schema/ref.js'

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { RouteConfig } from '../context.js'
-import { gasPageHtml, type GasPageOptions } from '../gas-page.js'
+import { gasPageHtml, type GasPageOptions } from '../live-page/gas-page.js'
 
 /** What the page may load: nothing from elsewhere, its own inline style and script, and this server's API. */
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"

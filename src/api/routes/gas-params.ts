@@ -1,5 +1,5 @@
 import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
-import { ApiError } from '../errors.js'
+import { ApiError } from '../plumbing/errors.js'
 
 /**
  * A horizon `k` of the `/v1/gas/*` queries: 1 to `MAX_PROMISE_K`, as a tier's promise may name.

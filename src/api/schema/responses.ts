@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../error-map.js'
+import { ERROR_CODES } from '../plumbing/error-map.js'
 import { nullable, object, ref, type Schema } from './ref.js'
 import { BLOCK_END_INFO } from './transaction.js'
 

@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../../../src/api/error-map.js'
+import { ERROR_CODES } from '../../../src/api/plumbing/error-map.js'
 import { createServer, type ReadApiServer } from '../../../src/api/index.js'
 import { LEDGER_HEADER_SUFFIXES } from '../../../src/api/ledger-headers.js'
 import { MemoryStore } from '../../../src/ledger/memory-store.js'

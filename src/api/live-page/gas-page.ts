@@ -1,4 +1,4 @@
-import type { EstimatorMode } from '../service/estimate-feed.js'
+import type { EstimatorMode } from '../../service/estimate-feed.js'
 
 /** What the page is told about the server it is served by. */
 export interface GasPageOptions {

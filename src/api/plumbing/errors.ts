@@ -1,4 +1,4 @@
-import { LedgerGasError } from '../core/errors.js'
+import { LedgerGasError } from '../../core/errors.js'
 
 /**
  * What went wrong while answering a request, in the API's own words. The HTTP status and the

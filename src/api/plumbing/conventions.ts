@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { acceptTypeOf } from './accept.js'
-import type { RouteConfig } from './context.js'
+import type { RouteConfig } from '../context.js'
 import type { Cors } from './cors.js'
 import { ApiError } from './errors.js'
 import { NOT_FOUND_OPERATION, type ServerMetrics } from './metrics.js'
-import type { RouteRecord, RouteSchema } from './openapi.js'
+import type { RouteRecord, RouteSchema } from '../openapi.js'
 import { REQUEST_ID_HEADER } from './request-id.js'
 
 /**

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
-import type { GasEstimate } from '../core/wire.js'
-import type { LedgerInfo } from '../ledger/store.js'
-import type { EstimateFeed } from '../service/estimate-feed.js'
+import type { GasEstimate } from '../../core/wire.js'
+import type { LedgerInfo } from '../../ledger/store.js'
+import type { EstimateFeed } from '../../service/estimate-feed.js'
 import { CountingHistogram, type HistogramSeries } from './histogram.js'
 
 /** Latency buckets (s): the Aptos node's `SUB_MS_BUCKETS` (api/src/metrics.rs). */
