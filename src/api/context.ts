@@ -3,7 +3,7 @@ import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
 import type { EstimateFeed, FeedView } from '../service/estimate-feed.js'
 import { ApiError } from './plumbing/errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'
-import type { RouteRecorder, ServerMetrics } from './plumbing/metrics.js'
+import type { ServerMetrics } from './plumbing/metrics.js'
 import { withDeadline } from './plumbing/store-guard.js'
 
 /** What the route handlers share: the store, the estimate, page sizes and the header builder. */
@@ -21,22 +21,6 @@ export interface ApiContext {
   metrics: ServerMetrics
   /** Wall clock (ms since the Unix epoch); injectable so health checks can be tested. */
   clock: () => number
-}
-
-/**
- * What a route sends, for content negotiation: `json` routes answer `Accept: application/x-bcs`
- * with 400 `bcs_not_supported`; `json+bcs` routes encode BCS themselves; `other` (HTML, text,
- * event streams) is never JSON, so never mislabelled.
- */
-export type Produces = 'json' | 'json+bcs' | 'other'
-
-/** Fastify route `config` of every route of this server. */
-export interface RouteConfig {
-  /** Operation id: the `operation_id` label of the request metrics and the name `disabled` takes. */
-  operationId: string
-  produces: Produces
-  /** Its request metrics, made once when the route is registered. */
-  recorder?: RouteRecorder
 }
 
 /** JSON content type of every body the API sends. */

@@ -1,5 +1,5 @@
 import { createServer as createHttpServer } from 'node:http'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions, type RouteOptions } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { resolveCalibratedConfig, type CalibratedConfigInput } from '../core/calibrated-config.js'
 import { resolveConfig, type EstimatorConfigInput } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
@@ -7,8 +7,8 @@ import type { GasEstimate } from '../core/wire.js'
 import type { LedgerStore } from '../ledger/store.js'
 import type { BlockJson } from '../ledger/types.js'
 import { ConnectionGate, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from './plumbing/connection-gate.js'
-import { JSON_TYPE, readLedger, type ApiContext, type RouteConfig } from './context.js'
-import { installConventions } from './plumbing/conventions.js'
+import { JSON_TYPE, readLedger, type ApiContext } from './context.js'
+import { conventions } from './plumbing/conventions.js'
 import { Cors } from './plumbing/cors.js'
 import { toErrorReply } from './plumbing/error-map.js'
 import { ApiError } from './plumbing/errors.js'
@@ -298,7 +298,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   })
 
   const records: RouteRecord[] = []
-  installConventions(fastify, { cors, metrics, onSchemaRoute: (record) => records.push(record) })
+  await fastify.register(conventions, { cors, metrics, onSchemaRoute: (record) => records.push(record) })
   let specJson: string | undefined
   const document = () => (specJson ??= JSON.stringify(buildOpenApi(records, { headerPrefix, version: options.version ?? '0.0.0' })))
 
@@ -325,13 +325,13 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
           const summary = schema.summary ?? name
           route.onRequest = (_request, _reply, done) => done(new ApiError('api_disabled', `${summary} is disabled on this node`))
         }
-        v1.route(route as RouteOptions)
+        v1.route(route)
       }
     },
     { prefix: '/v1' },
   )
   fastify.route(metricsRoute(ctx))
-  if (stream !== undefined) fastify.route(gasStreamRoute(stream) as RouteOptions)
+  if (stream !== undefined) fastify.route(gasStreamRoute(stream))
   fastify.route(gasPageRoute({ stream: streaming, serves: mode, pollMs: streamOptions.pollMs, headerPrefix }))
   // Event streams never end on their own: ended before Fastify waits for connections to finish.
   fastify.addHook('preClose', (done) => {
@@ -341,7 +341,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   fastify.route({
     method: 'OPTIONS',
     url: '*',
-    config: { operationId: 'cors_preflight', produces: 'other' } satisfies RouteConfig,
+    config: { operationId: 'cors_preflight', produces: 'other' },
     handler: (request, reply) => cors.preflight(request, reply),
   })
   await fastify.ready()

@@ -1,14 +1,25 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyPluginCallback } from 'fastify'
+import fp from 'fastify-plugin'
 import { acceptTypeOf } from './accept.js'
-import type { RouteConfig } from '../context.js'
 import type { Cors } from './cors.js'
 import { ApiError } from './errors.js'
 import { NOT_FOUND_OPERATION, type ServerMetrics } from './metrics.js'
 import type { RouteRecord, RouteSchema } from '../openapi.js'
 import { REQUEST_ID_HEADER } from './request-id.js'
+import type { RouteConfig } from './route-config.js'
+
+/** Options of the `conventions` plugin. */
+export interface ConventionsOptions {
+  cors: Cors
+  metrics: ServerMetrics
+  /** Told of every route that has a schema (for the OpenAPI document). */
+  onSchemaRoute: (record: RouteRecord) => void
+}
 
 /**
- * The hooks every answer goes through (routes, 404s, disabled endpoints, errors), in one place:
+ * The hooks every answer goes through (routes, 404s, disabled endpoints, errors), as one
+ * plugin; `fastify-plugin` lifts its hooks out of its own encapsulation context so they apply
+ * to the whole server. Register it before any route, so its `onRoute` sees them all:
  *
  * - `onRoute`: each route's config gets its operation id, what it produces and its metrics
  *   recorder (made once here, not looked up per request); routes with a schema are reported
@@ -20,15 +31,15 @@ import { REQUEST_ID_HEADER } from './request-id.js'
  *
  * Each is a callback hook (no promise per request) that allocates nothing of its own.
  */
-export function installConventions(fastify: FastifyInstance, options: { cors: Cors; metrics: ServerMetrics; onSchemaRoute: (record: RouteRecord) => void }): void {
+const installConventions: FastifyPluginCallback<ConventionsOptions> = (fastify, options, done) => {
   const { cors, metrics } = options
   const notFound = metrics.route(NOT_FOUND_OPERATION)
   fastify.addHook('onRoute', (route) => {
     const schema = route.schema as RouteSchema | undefined
-    const config = (route.config ?? {}) as Partial<RouteConfig>
+    const config = route.config ?? {}
     const operationId = schema?.operationId ?? config.operationId ?? route.url
     const produces = config.produces ?? 'json'
-    route.config = { ...config, operationId, produces, recorder: metrics.route(operationId) } satisfies RouteConfig
+    route.config = { ...config, operationId, produces, recorder: metrics.route(operationId) } satisfies Required<RouteConfig>
     if (route.method === 'HEAD' || schema === undefined) return
     options.onSchemaRoute({ method: String(route.method), url: route.url, schema, bcs: produces === 'json+bcs' })
   })
@@ -45,14 +56,18 @@ export function installConventions(fastify: FastifyInstance, options: { cors: Co
       return done(new ApiError('expectation_failed', `Expect: ${JSON.stringify(h.expect.slice(0, 64))} is not supported; only 100-continue is`))
     }
     if (h.accept !== undefined && acceptTypeOf(h.accept) === 'bcs') {
-      const config = request.routeOptions.config as Partial<RouteConfig>
+      const config = request.routeOptions.config
       if (config.produces === 'json') return done(new ApiError('bcs_not_supported', `BCS is not supported by ${config.operationId}; ask for application/json`))
     }
     done()
   })
   fastify.addHook('onResponse', (request, reply, done) => {
-    const recorder = (request.routeOptions.config as Partial<RouteConfig>).recorder ?? notFound
+    const recorder = request.routeOptions.config.recorder ?? notFound
     recorder.record(request.method, reply.statusCode, reply.elapsedTime / 1000)
     done()
   })
+  done()
 }
+
+/** The shared hooks (see `installConventions` above) as a Fastify plugin, applied to the whole server. */
+export const conventions = fp(installConventions, { name: 'ledger-gas-conventions', fastify: '5.x' })

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { RouteConfig } from '../context.js'
 import { STREAM_HISTORY, type GasStream } from '../gas-stream.js'
 import type { ApiRoute } from '../openapi.js'
 import { ref } from '../schema/ref.js'
@@ -14,11 +13,10 @@ import { responses } from './responses.js'
  * document like the others.
  */
 export function gasStreamRoute(stream: GasStream): ApiRoute {
-  const config: RouteConfig = { operationId: 'get_gas_stream', produces: 'other' }
   return {
     method: 'GET',
     url: '/v1/gas/stream',
-    config,
+    config: { operationId: 'get_gas_stream', produces: 'other' },
     schema: {
       operationId: 'get_gas_stream',
       summary: 'Stream gas estimates',

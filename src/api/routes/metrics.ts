@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { LedgerInfo } from '../../ledger/store.js'
-import type { ApiContext, RouteConfig } from '../context.js'
+import type { ApiContext } from '../context.js'
 import { quietLogger } from './quiet-logger.js'
 
 /**
@@ -9,13 +9,12 @@ import { quietLogger } from './quiet-logger.js'
  * a ledger that cannot be read leaves them at their last values and the scrape still succeeds.
  */
 export function metricsRoute(ctx: ApiContext): RouteOptions {
-  const config: RouteConfig = { operationId: 'metrics', produces: 'other' }
   return {
     method: 'GET',
     url: '/metrics',
     logLevel: 'warn',
     childLoggerFactory: quietLogger,
-    config,
+    config: { operationId: 'metrics', produces: 'other' },
     async handler(_request: FastifyRequest, reply: FastifyReply) {
       let info: LedgerInfo | null = null
       try {
