@@ -4,6 +4,7 @@ import type { EstimateFeed, FeedView } from '../service/estimate-feed.js'
 import { ApiError } from './plumbing/errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'
 import type { ServerMetrics } from './plumbing/metrics.js'
+import type { ReadinessSource } from './plumbing/readiness.js'
 import { withDeadline } from './plumbing/store-guard.js'
 
 /** What the route handlers share: the store, the estimate, page sizes and the header builder. */
@@ -21,6 +22,8 @@ export interface ApiContext {
   metrics: ServerMetrics
   /** Wall clock (ms since the Unix epoch); injectable so health checks can be tested. */
   clock: () => number
+  /** What keeps the ledger current, when something does (`serve --follow`): the health check answers 503 while it is not ready. */
+  readiness: ReadinessSource | undefined
 }
 
 /** JSON content type of every body the API sends. */

@@ -18,6 +18,7 @@ import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREA
 import { checkLimit, clientErrorHandler, connectHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './plumbing/http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
 import { ServerMetrics } from './plumbing/metrics.js'
+import type { ReadinessSource } from './plumbing/readiness.js'
 import { buildOpenApi, type ApiRoute, type RouteRecord } from './openapi.js'
 import { checkPageSizes, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './page.js'
 import { compileParamParser } from './params.js'
@@ -125,6 +126,12 @@ export interface ServerOptions {
    * `web_framework_error` and the connection is closed. Default 10000.
    */
   requestTimeoutMs?: number
+  /**
+   * What keeps the ledger current, when something does (`serve --follow` passes its follower's):
+   * `GET /v1/-/healthy` answers 503 `health_check_failed` with its reason while it has one, and
+   * `/metrics` counts its errors (`ledger_gas_follow_errors_total`). Default none.
+   */
+  readiness?: ReadinessSource | undefined
 }
 
 /** A read API server over a ledger store. */
@@ -253,7 +260,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
         onEvent: (events) => metrics?.streamEvents.inc(events),
       })
     : undefined
-  metrics = new ServerMetrics({ feed }, { streamClients: () => stream?.size ?? 0, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
+  metrics = new ServerMetrics({ feed, readiness: options.readiness }, { streamClients: () => stream?.size ?? 0, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
   const ctx: ApiContext = {
     store,
     feed,
@@ -265,6 +272,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     storeTimeoutMs,
     metrics,
     clock,
+    readiness: options.readiness,
   }
   const cors = new Cors(headers.names)
 

@@ -1,3 +1,4 @@
+import type { Readiness } from '../api/plumbing/readiness.js'
 import { NodeUnavailableError } from '../follow/errors.js'
 import { formatFollowEvent } from '../follow/events.js'
 import { ingestFromNode } from '../follow/ingest-node.js'
@@ -49,8 +50,11 @@ function batched(store: LedgerStore & { maxBlockTransactions: number }, path: st
  * the retries, or a database that cannot be reached, is followed again after a pause, any other failure (a pruned next block, a chain
  * that does not continue the ledger) stops following with a line on the log, and the server
  * goes on serving what it has. `load` says how `--data` is loaded (`serve --load-threads`).
+ * `readiness` hears how following goes (the health check's 503 and the error count): waiting
+ * while a ledger that started empty has no block, failed at each retry and each stop, progressed
+ * at each append.
  */
-export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void, load: MemoryLoadOptions = {}): Promise<OpenedLedger> {
+export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void, load: MemoryLoadOptions = {}, readiness?: Readiness): Promise<OpenedLedger> {
   let protocol: string | undefined
   try {
     protocol = new URL(node).protocol
@@ -69,6 +73,7 @@ export async function openFollowing(node: string, db: string | undefined, data: 
     source = data ?? 'memory'
     store = batched(memory, source)
   }
+  if (readiness !== undefined && (await store.ledgerInfo()) === null) readiness.waiting(`following ${node}: no block from the node yet`)
   return {
     store,
     source: `${source}, following ${node}`,
@@ -77,8 +82,22 @@ export async function openFollowing(node: string, db: string | undefined, data: 
       const run = (async () => {
         while (!controller.signal.aborted) {
           try {
-            await ingestFromNode({ url: node, store, signal: controller.signal, intervalMs, onAppend: (height) => onHeight(height), onRetry: (e) => log(formatFollowEvent(e)) })
+            await ingestFromNode({
+              url: node,
+              store,
+              signal: controller.signal,
+              intervalMs,
+              onAppend: (height) => {
+                readiness?.progressed()
+                onHeight(height)
+              },
+              onRetry: (e) => {
+                readiness?.failed(`following ${node}: ${formatFollowEvent(e)}`)
+                log(formatFollowEvent(e))
+              },
+            })
           } catch (error) {
+            readiness?.failed(`following ${node}: ${(error as Error).message}`)
             log(`following ${node}: ${(error as Error).message}`)
             if (!(error instanceof NodeUnavailableError || error instanceof LedgerUnavailableError)) return
             await sleep(REFOLLOW_MS, controller.signal).catch(() => {})

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer as netServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
@@ -13,6 +14,7 @@ import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
 import { runCli } from '../cli/run.js'
+import { startServer } from '../follow/helpers/server.js'
 import { storeOf } from './helpers/server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-serve-'))
@@ -319,3 +321,68 @@ describe('graceful shutdown', () => {
     await closing
   })
 })
+
+describe('serve --follow: readiness that tells the truth', () => {
+  it('a node that cannot be reached: /v1/-/healthy answers 503 naming the reason, /metrics counts follow errors, the log says each backoff step once', async () => {
+    // A port nothing listens on: taken, then let go.
+    const probe = netServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const port = (probe.address() as AddressInfo).port
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    const node = `http://127.0.0.1:${port}/v1`
+    const s = await start(['--follow', node, '--port', '0', '--log-level', 'silent'])
+    try {
+      const healthy = async () => {
+        const res = await fetch(`${s.url}/-/healthy`)
+        return { status: res.status, body: (await res.json()) as { message: string; error_code: string } }
+      }
+      // Before the first retry the ledger is empty and nothing has come: still 503, with the reason.
+      const first = await healthy()
+      expect(first.status).toBe(503)
+      expect(first.body.error_code).toBe('health_check_failed')
+      expect(first.body.message).toMatch(new RegExp(`^Not ready: following ${node}: `))
+      await until(() => /retry 2 of GET/.test(s.err()), 'the second retry on the log')
+      const failing = await healthy()
+      expect(failing.status).toBe(503)
+      expect(failing.body).toMatchObject({ error_code: 'health_check_failed' })
+      expect(failing.body.message).toMatch(new RegExp(`^Not ready: following ${node}: retry \\d+ of GET ${node}/`))
+      const metrics = await (await fetch(`${s.url.replace(/\/v1$/, '')}/metrics`)).text()
+      const errors = Number(/^ledger_gas_follow_errors_total (\d+)$/m.exec(metrics)?.[1])
+      expect(errors).toBeGreaterThanOrEqual(2)
+      // One line per backoff step: attempt numbers are not repeated within a run of retries.
+      const attempts = [...s.err().matchAll(/retry (\d+) of GET/g)].map((m) => Number(m[1]))
+      expect(attempts.slice(0, 2)).toEqual([1, 2])
+      expect(new Set(attempts).size).toBe(attempts.length)
+    } finally {
+      expect(await s.stop()).toBe(0)
+    }
+  }, 60_000)
+
+  it('a reachable node: healthy once the first block has arrived; a server without a follower has no follow-error metric', async () => {
+    const node = await startServer(new ChainBuilder().blocks(5, () => [{ sender: 1 }]))
+    const s = await start(['--follow', node.url, '--port', '0', '--log-level', 'silent'])
+    try {
+      let status = 0
+      await until(() => status === 200, 'a 200 from /v1/-/healthy', 30_000, async () => {
+        status = (await fetch(`${s.url}/-/healthy`)).status
+      })
+      expect(await (await fetch(`${s.url}/-/healthy`)).json()).toEqual({ message: 'aptos-node:ok' })
+      expect(await (await fetch(`${s.url.replace(/\/v1$/, '')}/metrics`)).text()).toMatch(/^ledger_gas_follow_errors_total 0$/m)
+      expect(await (await fetch(`${node.origin}/metrics`)).text()).not.toContain('ledger_gas_follow_errors_total')
+    } finally {
+      expect(await s.stop()).toBe(0)
+      await node.close()
+    }
+  }, 60_000)
+})
+
+/** Runs `step` (if any) then `check` until `check` holds; `timeoutMs` only turns a wait that never ends into a message naming `what`. */
+async function until(check: () => boolean, what: string, timeoutMs = 20_000, step?: () => Promise<void>): Promise<void> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    await step?.()
+    if (check()) return
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise<void>((r) => setTimeout(r, 20))
+  }
+}

@@ -3,6 +3,7 @@ import type { GasEstimate } from '../../core/wire.js'
 import type { LedgerInfo } from '../../ledger/store.js'
 import type { EstimateFeed } from '../../service/estimate-feed.js'
 import { CountingHistogram, type HistogramSeries } from './histogram.js'
+import type { ReadinessSource } from './readiness.js'
 
 /** Latency buckets (s): the Aptos node's `SUB_MS_BUCKETS` (api/src/metrics.rs). */
 export const LATENCY_BUCKETS: readonly number[] = Object.freeze([0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.125, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10])
@@ -83,6 +84,8 @@ export class GasEstimateRecorder {
 /** Where the gauges read from at scrape time. */
 export interface MetricSources {
   feed: EstimateFeed
+  /** The follower's readiness, when a follower feeds the ledger: its errors are counted. */
+  readiness?: ReadinessSource | undefined
 }
 
 /**
@@ -134,6 +137,18 @@ export class ServerMetrics {
     new Gauge({ name: 'ledger_gas_http_waiting_requests', help: 'Pipelined requests parsed but not yet started, over all connections.', registers, collect() { this.set(gauges.waitingRequests()) } })
     new Gauge({ name: 'ledger_gas_http_paused_connections', help: 'Connections the server stopped reading because requests were waiting.', registers, collect() { this.set(gauges.pausedConnections()) } })
     this.connectionsClosed = new Counter({ name: 'ledger_gas_http_connections_closed_total', help: 'Connections closed by the server to bound one client\u2019s work.', labelNames: ['reason'], registers })
+    const readiness = sources.readiness
+    if (readiness !== undefined) {
+      new Counter({
+        name: 'ledger_gas_follow_errors_total',
+        help: 'Errors of the follower that feeds the ledger (each retry of a request to the node, each time following stopped).',
+        registers,
+        collect() {
+          this.reset()
+          this.inc(readiness.errors)
+        },
+      })
+    }
     collectDefaultMetrics({ register: this.registry })
   }
 

@@ -19,7 +19,9 @@ const BCS_BODY = stringStructToBcs(HEALTHY_MESSAGE)
  * `{"message":"aptos-node:ok"}` when the ledger can be read and, with `duration_secs`, its
  * newest block's timestamp is at most N seconds behind the server's clock; older → 503
  * `health_check_failed`. An empty or unreadable ledger is 503 as on every route. For load
- * balancers: `duration_secs` tells a stalled ingest from a live one.
+ * balancers: `duration_secs` tells a stalled ingest from a live one. A server fed by a follower
+ * (`ServerOptions.readiness`) also answers 503 `health_check_failed`, naming the reason, while the
+ * follower has delivered nothing to an empty ledger or is failing.
  */
 export function healthyRoute(ctx: ApiContext): ApiRoute {
   return {
@@ -36,6 +38,8 @@ export function healthyRoute(ctx: ApiContext): ApiRoute {
       response: responses(ref('HealthCheckSuccess'), [400, 403, 500, 503]),
     },
     async handler(request: FastifyRequest, reply: FastifyReply) {
+      const notReady = ctx.readiness?.reason
+      if (notReady !== undefined) throw new ApiError('health_check_failed', `Not ready: ${notReady}`)
       const info = await readLedger(ctx, reply)
       const secs = (request.query as { duration_secs?: number }).duration_secs
       if (secs !== undefined) {

@@ -2,6 +2,7 @@ import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from '../../api/plumbing/c
 import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS } from '../../api/gas-stream.js'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/plumbing/http-limits.js'
 import { ESTIMATOR_MODES } from '../../service/estimate-feed.js'
+import { Readiness } from '../../api/plumbing/readiness.js'
 import { createServer } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/plumbing/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
@@ -151,9 +152,11 @@ export const run: Command = async (args, io) => {
   let store: LedgerStore
   let source: string
   let watch: OpenedLedger['watch']
+  let readiness: Readiness | undefined
   if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
-    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load))
+    readiness = new Readiness()
+    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load, readiness))
   } else if (flags.db !== undefined) {
     ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else if (flags.data !== undefined) {
@@ -168,7 +171,7 @@ export const run: Command = async (args, io) => {
   try {
     const version = packageVersion(root)
     const logger = logLevel === 'silent' ? false : { level: logLevel, stream: io.stdout }
-    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, logger, stream, ...limits })
+    const server = await createServer({ store, estimator: config, estimatorMode, calibrated, headerPrefix: flags['header-prefix'], gitHash: gitHash(root), version, logger, stream, readiness, ...limits })
     // The estimate follows blocks another process (or the follower) appends without waiting for a request.
     const stopWatch = watch?.(coalesced(() => server.sync(), () => {}))
     const address = await server.listen({ port, host })
