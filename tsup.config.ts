@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup'
+import { PAGE_BUNDLE_OPTIONS, PAGE_SCRIPT_BUNDLE } from './src/api/live-page/page-script.js'
 
 const libraryEntries = {
   index: 'src/index.ts',
@@ -20,4 +21,11 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   splitting: true,
+  // Only a run from source bundles the live page's script itself (src/api/live-page/page-script.ts); the package reads the bundle below.
+  external: ['esbuild'],
+  // The live page's browser script: one classic script file for the browser, beside the library.
+  async onSuccess() {
+    const { build } = await import('esbuild')
+    await build({ ...PAGE_BUNDLE_OPTIONS, entryPoints: ['src/api/live-page/browser/main.ts'], outfile: `dist/${PAGE_SCRIPT_BUNDLE}` })
+  },
 })

@@ -17,6 +17,7 @@ import { drainOnClose } from './plumbing/drain.js'
 import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS, GasStream, STREAM_HISTORY } from './gas-stream.js'
 import { checkLimit, clientErrorHandler, connectHandler, DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS, MAX_HEADER_BYTES, urlLimit } from './plumbing/http-limits.js'
 import { LedgerHeaders } from './ledger-headers.js'
+import { TierHistory } from './live-page/tier-history.js'
 import { ServerMetrics } from './plumbing/metrics.js'
 import type { ReadinessSource } from './plumbing/readiness.js'
 import { buildOpenApi, type ApiRoute, type RouteRecord } from './openapi.js'
@@ -29,7 +30,7 @@ import { gasEstimateRoute } from './routes/gas-estimate.js'
 import { gasExplainRoute } from './routes/gas-explain.js'
 import { gasHistoryRoute } from './routes/gas-history.js'
 import { gasInclusionRoute } from './routes/gas-inclusion.js'
-import { gasPageRoute } from './routes/gas-page.js'
+import { gasPageRoutes } from './routes/gas-page.js'
 import { gasPriceRoute } from './routes/gas-price.js'
 import { gasStreamRoute } from './routes/gas-stream.js'
 import { healthyRoute } from './routes/healthy.js'
@@ -57,6 +58,9 @@ export const ENDPOINTS = [
   'healthy',
 ] as const
 export type EndpointName = (typeof ENDPOINTS)[number]
+
+/** Age (s) of the newest block past which the live page shows the ledger as stale: the health check the docs recommend, `/v1/-/healthy?duration_secs=30`. */
+export const DEFAULT_STALE_AFTER_SECS = 30
 
 /** Options of `createServer`. Only `store` is required. */
 export interface ServerOptions {
@@ -126,6 +130,12 @@ export interface ServerOptions {
    * `web_framework_error` and the connection is closed. Default 10000.
    */
   requestTimeoutMs?: number
+  /**
+   * Age (s) of the newest block past which the live page at `/` shows the ledger as stale
+   * instead of live: the server's health threshold, the `duration_secs` a load balancer should
+   * pass to `/v1/-/healthy`. Default 30.
+   */
+  staleAfterSecs?: number
   /**
    * What keeps the ledger current, when something does (`serve --follow` passes its follower's):
    * `GET /v1/-/healthy` answers 503 `health_check_failed` with its reason while it has one, and
@@ -203,6 +213,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     bufferBytes: checkLimit('streamBufferBytes', options.streamBufferBytes ?? DEFAULT_STREAM_BUFFER_BYTES),
     pollMs: checkLimit('streamPollMs', options.streamPollMs ?? DEFAULT_STREAM_POLL_MS),
   }
+  const staleAfterSecs = checkLimit('staleAfterSecs', options.staleAfterSecs ?? DEFAULT_STALE_AFTER_SECS)
   const streaming = options.stream ?? true
   if (typeof streaming !== 'boolean') throw new InvalidConfigError('stream', `must be true or false, got ${JSON.stringify(streaming)}`)
 
@@ -244,9 +255,10 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
   })
-  // With the stream on, the feed publishes the estimates of each of a catch-up's newest blocks (the stream's history).
-  const depth = streaming ? STREAM_HISTORY : 1
+  // The feed publishes the estimates of each of a catch-up's newest blocks: the stream's history and the live page's tier chart.
+  const depth = STREAM_HISTORY
   const feed = new EstimateFeed(store, config, { mode, calibrated, depth }, (height, error) => fastify.log.warn({ err: error }, `block ${height} left out of the estimate`))
+  const tiers = new TierHistory(feed)
   const connections = gate as unknown as ConnectionGate
   const sync = async () => {
     const info = await store.ledgerInfo()
@@ -340,7 +352,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
   )
   fastify.route(metricsRoute(ctx))
   if (stream !== undefined) fastify.route(gasStreamRoute(stream))
-  fastify.route(gasPageRoute({ stream: streaming, serves: mode, pollMs: streamOptions.pollMs, headerPrefix }))
+  for (const route of gasPageRoutes({ stream: streaming, serves: mode, pollMs: streamOptions.pollMs, headerPrefix, staleAfterSecs }, tiers)) fastify.route(route)
   // Event streams never end on their own: ended before Fastify waits for connections to finish.
   fastify.addHook('preClose', (done) => {
     stream?.close()
