@@ -334,7 +334,7 @@ describe('GET /v1/gas/stream turned off (stream: false)', () => {
     expect(doc.paths['/gas/estimate']).toBeDefined()
     const page = await get(server, '/')
     expect(page.statusCode).toBe(200)
-    expect(page.body).toContain('<body data-stream="off" data-serves="aptos" data-poll-ms="250" data-header-prefix="X-NODE-">')
+    expect(page.body).toContain('<body data-stream="off" data-serves="aptos" data-poll-ms="250" data-header-prefix="X-NODE-" data-stale-after-secs="30">')
     expect(await server.metrics.text(null)).toContain('ledger_gas_stream_clients 0')
   })
 
