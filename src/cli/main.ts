@@ -41,7 +41,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       // The server's packages are optional peers: a command whose module needs one that is not
       // installed says which to install, instead of Node's resolution error.
       const pkg = missingPackage(error)
-      throw pkg === null ? error : new MissingDependencyError(pkg, `ledger-gas ${name}`, { cause: error })
+      throw pkg === null ? error : new MissingDependencyError(pkg, `the ${name} command`, { cause: error })
     })
     return await run(rest, io)
   } catch (error) {
