@@ -11,8 +11,9 @@ import { codeBlocks, docFiles, isCliShell, isIllustrative, isOutput, isTs, readD
 // Every block of the README and docs/ that shows library or CLI use runs here as written, on the
 // bundled sample chain (data/chain.jsonl), and a block marked `output` after it must be what it
 // prints. Blocks that cannot run here (a mainnet node, a PostgreSQL server, a port of their own)
-// say `illustrative` in their info string. TypeScript runs as a module under tsx, with the
-// package's names mapped to src/ as its exports map them to dist/; shell runs under bash with
+// say `illustrative` in their info string. TypeScript runs as a module under tsx (all of them
+// in one process, each its own module), with the package's names mapped to src/ as its exports
+// map them to dist/; shell runs under bash with
 // `ledger-gas` on the PATH (the CLI from src/). Any http://127.0.0.1:8080 an example names (a
 // `curl`, a follower) reaches `ledger-gas serve` as `npm start` runs it, on a free port in place
 // of 8080. Both run in a
@@ -125,18 +126,71 @@ afterAll(async () => {
   }
 })
 
+/**
+ * The TypeScript examples run one after another in one Node process (each its own module, with
+ * its standard output captured), so src/ and its packages load once rather than per example.
+ */
+const RUNNER = `import { pathToFileURL } from 'node:url'
+const results = []
+const write = process.stdout.write
+for (const file of process.argv.slice(2)) {
+  let stdout = ''
+  process.stdout.write = (chunk, ...rest) => {
+    stdout += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString()
+    rest.find((r) => typeof r === 'function')?.()
+    return true
+  }
+  try {
+    await import(pathToFileURL(file).href)
+    results.push({ stdout })
+  } catch (error) {
+    results.push({ stdout, error: String(error?.stack ?? error) })
+  } finally {
+    process.stdout.write = write
+  }
+}
+process.stdout.write(JSON.stringify(results), () => process.exit(0))
+`
+
+/** The environment of the examples: \`ledger-gas\` on the PATH, the runner's NODE_OPTIONS not theirs. */
+function exampleEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_OPTIONS: '', PATH: `${join(work, 'bin')}:${process.env.PATH ?? ''}` }
+}
+
+/** An example's text, with the shown server address replaced by the test server's. */
+function runnableText(block: CodeBlock): string {
+  return server === undefined ? block.text : block.text.replaceAll(SHOWN_PORT, server.origin)
+}
+
+let tsResults: Promise<Map<CodeBlock, { stdout: string; error?: string }>> | undefined
+
+/** Runs every TypeScript example once, in one process; resolves to each one's output or error. */
+function runTsExamples(): Promise<Map<CodeBlock, { stdout: string; error?: string }>> {
+  tsResults ??= (async () => {
+    const blocks = runnable.map((e) => e.block).filter(isTs)
+    const files = blocks.map((block, i) => {
+      const file = join(work, `example-${i}.ts`)
+      writeFileSync(file, runnableText(block))
+      return file
+    })
+    writeFileSync(join(work, 'runner.mjs'), RUNNER)
+    const loader = join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', loader, join(work, 'runner.mjs'), ...files], { cwd: work, env: exampleEnv(), maxBuffer: 64 << 20 })
+    const results = JSON.parse(stdout) as { stdout: string; error?: string }[]
+    return new Map(blocks.map((block, i) => [block, results[i] ?? { stdout: '', error: 'no result' }]))
+  })()
+  return tsResults
+}
+
 /** Runs an example in the scratch directory; resolves to its standard output. */
-async function runExample(block: CodeBlock, index: number): Promise<string> {
-  const env = { ...process.env, NODE_OPTIONS: '', PATH: `${join(work, 'bin')}:${process.env.PATH ?? ''}` }
-  const text = server === undefined ? block.text : block.text.replaceAll(SHOWN_PORT, server.origin)
+async function runExample(block: CodeBlock): Promise<string> {
   try {
     if (isTs(block)) {
-      const file = join(work, `example-${index}.ts`)
-      writeFileSync(file, text)
-      const loader = join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')
-      return (await promisify(execFile)(process.execPath, ['--import', loader, file], { cwd: work, env, maxBuffer: 64 << 20 })).stdout
+      const result = (await runTsExamples()).get(block)
+      if (result?.error !== undefined) throw new Error(result.error)
+      return result?.stdout ?? ''
     }
-    return (await promisify(execFile)('bash', ['-eo', 'pipefail', '-c', text], { cwd: work, env, maxBuffer: 64 << 20 })).stdout
+    return (await promisify(execFile)('bash', ['-eo', 'pipefail', '-c', runnableText(block)], { cwd: work, env: exampleEnv(), maxBuffer: 64 << 20 })).stdout
   } catch (error) {
     const e = error as Error & { stderr?: string }
     throw new Error(`${block.file}:${block.line}: the example failed: ${e.message}\n${e.stderr ?? ''}`, { cause: error })
@@ -149,9 +203,9 @@ describe('the examples of the README and docs/ run as written on the sample chai
     expect(orphans.map((b) => `${b.file}:${b.line}`)).toEqual([])
   })
 
-  runnable.forEach(({ block, output }, index) => {
+  runnable.forEach(({ block, output }) => {
     it(`${block.file}:${block.line} (${block.lang})${output === undefined ? '' : ' prints what the doc shows'}`, { timeout: 120_000 }, async () => {
-      const stdout = await runExample(block, index)
+      const stdout = await runExample(block)
       if (output === undefined) return
       const fresh = outputText(output.lang, stdout)
       const same = JSON.stringify(shown(output.lang, fresh)) === JSON.stringify(shown(output.lang, output.text))
