@@ -19,6 +19,7 @@ export const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   node_response: EXIT.badData,
   node_unavailable: EXIT.badData,
   ledger_unavailable: EXIT.badData,
+  missing_dependency: EXIT.usage,
   usage: EXIT.usage,
   interrupted: EXIT.badData,
 }

@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { LedgerGasError } from '../core/errors.js'
+import { MissingDependencyError, missingPackage } from '../ledger/optional-peer.js'
 import { UsageError } from './errors.js'
 import { EXIT, exitCodeOf } from './exit-codes.js'
 import type { CliIo, Command } from './io.js'
@@ -13,7 +14,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Com
   replay: { summary: 'print the estimate after each block', load: () => import('./commands/replay.js') },
   generate: { summary: 'write a synthetic chain', load: () => import('./commands/generate.js') },
   backtest: { summary: 'score estimators on recorded blocks', load: () => import('./commands/backtest.js') },
-  ingest: { summary: 'append a chain file to a SQLite ledger', load: () => import('./commands/ingest.js') },
+  ingest: { summary: 'append a chain file or a node\'s blocks to a SQLite or PostgreSQL ledger', load: () => import('./commands/ingest.js') },
   serve: { summary: 'serve the read API', load: () => import('./commands/serve.js') },
   follow: { summary: 'follow a node over HTTP and print estimates', load: () => import('./commands/follow.js') },
 }
@@ -36,7 +37,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   const command = COMMANDS[name]
   try {
     if (command === undefined) throw new UsageError(`unknown command '${name}'\n\n${USAGE}`)
-    const { run } = await command.load()
+    const { run } = await command.load().catch((error: unknown) => {
+      // The server's packages are optional peers: a command whose module needs one that is not
+      // installed says which to install, instead of Node's resolution error.
+      const pkg = missingPackage(error)
+      throw pkg === null ? error : new MissingDependencyError(pkg, `the ${name} command`, { cause: error })
+    })
     return await run(rest, io)
   } catch (error) {
     const message = error instanceof LedgerGasError ? error.message : error instanceof Error ? error.message : String(error)

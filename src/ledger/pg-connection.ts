@@ -1,5 +1,11 @@
-import pg from 'pg'
+import type pg from 'pg'
 import { LedgerDatabaseError, LedgerUnavailableError } from './database-error.js'
+import { requirePeer } from './optional-peer.js'
+
+/** The `pg` driver, loaded on first use: it is an optional peer, so the engine installs without it. */
+export function pgDriver(): typeof pg {
+  return requirePeer<typeof pg>('pg', 'a PostgreSQL ledger')
+}
 
 /** True for a `postgres://` or `postgresql://` URL: what `--db` takes as a PostgreSQL ledger. */
 export function isPostgresUrl(db: string): boolean {

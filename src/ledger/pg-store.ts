@@ -1,9 +1,9 @@
-import pg from 'pg'
+import type pg from 'pg'
 import type { U64 } from '../core/u64.js'
 import { LedgerDatabaseError } from './database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import type { StoreOptions } from './memory-store.js'
-import { asUnavailable, clientConfig, parsePgTarget, type PgTarget } from './pg-connection.js'
+import { asUnavailable, clientConfig, parsePgTarget, pgDriver, type PgTarget } from './pg-connection.js'
 import { ensureLedgerSchema } from './pg-schema.js'
 import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
@@ -90,7 +90,7 @@ export class PgStore implements BatchAppendStore {
     const connectTimeoutMs = checkLimitOption('connectTimeoutMs', options.connectTimeoutMs ?? 3000)
     const statementTimeoutMs = checkLimitOption('readTimeoutMs', options.readTimeoutMs ?? 30_000)
     const config = clientConfig(target, { readonly, connectTimeoutMs, statementTimeoutMs })
-    const pool = new pg.Pool({ ...config, max: checkLimitOption('maxConnections', options.maxConnections ?? 10), idleTimeoutMillis: 30_000 })
+    const pool = new (pgDriver().Pool)({ ...config, max: checkLimitOption('maxConnections', options.maxConnections ?? 10), idleTimeoutMillis: 30_000 })
     // An idle pooled connection that dies (server restart) must not crash the process; the
     // pool drops it and the next read connects anew.
     pool.on('error', () => {})
@@ -206,7 +206,7 @@ export class PgStore implements BatchAppendStore {
    */
   watch(onHeight: (height: U64) => void, options: WatchOptions = {}): { close(): Promise<void> } {
     const watcher = new PgWatcher(
-      () => new pg.Client(clientConfig(this.#target, { readonly: true, connectTimeoutMs: this.#connectTimeoutMs })),
+      () => new (pgDriver().Client)(clientConfig(this.#target, { readonly: true, connectTimeoutMs: this.#connectTimeoutMs })),
       this.#channel,
       async () => {
         const row = (await this.#read<{ block_height: string }>('tip', SQL.tip, []))[0]

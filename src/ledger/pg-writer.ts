@@ -1,8 +1,8 @@
-import pg from 'pg'
+import type pg from 'pg'
 import type { U64 } from '../core/u64.js'
 import { checkBlockSize, checkContinuity, checkSequenceNumbers, type CheckedBlock, type LedgerTip } from './append-rules.js'
 import { LedgerDatabaseError } from './database-error.js'
-import { clientConfig, type PgTarget } from './pg-connection.js'
+import { clientConfig, pgDriver, type PgTarget } from './pg-connection.js'
 import { fromKey, NULL_ITEM, SQL, toKey } from './pg-sql.js'
 import type { BatchAppendResult, IngestBlock } from './store.js'
 
@@ -46,7 +46,7 @@ export class PgWriter {
    * @throws LedgerDatabaseError when the server cannot be reached or another writer holds the lock.
    */
   static async connect(target: PgTarget, connectTimeoutMs: number): Promise<PgWriter> {
-    const client = new pg.Client(clientConfig(target, { readonly: false, connectTimeoutMs }))
+    const client = new (pgDriver().Client)(clientConfig(target, { readonly: false, connectTimeoutMs }))
     // A lost connection is noticed by the next query, which fails; without a listener it would crash the process.
     client.on('error', () => {})
     await connectOrRefuse(() => client.connect(), target)

@@ -1,10 +1,11 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { parseU64, type U64 } from '../core/u64.js'
 import { checkBlockSize, checkContinuity, checkSequenceNumbers, type LedgerTip } from './append-rules.js'
 import { LedgerDatabaseError } from './database-error.js'
 import { ingestBlocksOf } from './ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
+import { requirePeer } from './optional-peer.js'
 import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
@@ -140,9 +141,11 @@ export class SqliteStore implements BatchAppendStore {
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const readonly = options.readonly ?? false
     const maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
+    // Loaded on use: better-sqlite3 is an optional peer, so the engine installs without compiling it.
+    const BetterSqlite = requirePeer<typeof Database>('better-sqlite3', 'a SQLite ledger')
     let db: Database.Database
     try {
-      db = new Database(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
+      db = new BetterSqlite(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
     } catch (error) {
       throw new LedgerDatabaseError(`cannot open ${path}: ${(error as Error).message}`, { cause: error })
     }

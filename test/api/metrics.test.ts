@@ -80,9 +80,9 @@ describe('GET /metrics (Prometheus text)', () => {
     expect((await b.fastify.inject({ method: 'GET', url: '/metrics' })).body).not.toContain('operation_id="get_ledger_info"')
   })
 
-  it("every metric of the README's table is exported, and every exported one outside prom-client's defaults is in the table", async () => {
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
-    const section = readme.slice(readme.indexOf('### Metrics (`GET /metrics`)'), readme.indexOf('### Request ids and logs'))
+  it("every metric of docs/operations.md's table is exported, and every exported one outside prom-client's defaults is in the table", async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../docs/operations.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## Metrics (`GET /metrics`)'), readme.indexOf('## Request ids and logs'))
     const documented = new Set([...section.matchAll(/^\| ([^|]+) \|/gm)].flatMap((m) => [...(m[1] as string).matchAll(/`([a-z_]+)`/g)].map((n) => n[1] as string)))
     const server = await serverOf(blocks)
     const text = (await server.fastify.inject({ method: 'GET', url: '/metrics' })).body

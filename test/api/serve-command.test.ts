@@ -245,8 +245,8 @@ describe('ledger-gas serve', () => {
     }
   })
 
-  it("the README's flag/environment table lists every serve flag with its variable", () => {
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+  it("docs/operations.md's flag/environment table lists every serve flag with its variable", () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../docs/operations.md'), 'utf8')
     const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])
     expect(rows).toEqual(Object.keys(FLAGS).map((f) => [f, envName(f)]))
   })

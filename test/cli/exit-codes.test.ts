@@ -8,6 +8,7 @@ import { InvalidBlockError, InvalidConfigError, LedgerGasError } from '../../src
 import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
 import { InvalidDataError, LedgerContinuityError } from '../../src/ledger/errors.js'
 import { LedgerDatabaseError } from '../../src/ledger/sqlite-store.js'
+import { MissingDependencyError } from '../../src/ledger/optional-peer.js'
 import { InvalidStrategyError } from '../../src/replay/errors.js'
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
@@ -45,6 +46,7 @@ const SAMPLES: Record<string, LedgerGasError> = {
   LedgerContinuityError: new LedgerContinuityError('gap'),
   LedgerDatabaseError: new LedgerDatabaseError('x.db is not a ledger database'),
   LedgerUnavailableError: new LedgerUnavailableError('postgres://127.0.0.1:1/x: ECONNREFUSED'),
+  MissingDependencyError: new MissingDependencyError('better-sqlite3', 'a SQLite ledger'),
   InvalidStrategyError: new InvalidStrategyError('bogus', 'unknown strategy'),
   NodeResponseError: new NodeResponseError('http://node/v1', 200, 'not JSON'),
   NodeUnavailableError: new NodeUnavailableError('http://node/v1', 5, 'ECONNREFUSED'),

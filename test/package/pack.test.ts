@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
@@ -17,7 +17,8 @@ interface Manifest {
   license: string
   engines: Record<string, string>
   bin: Record<string, string>
-  dependencies: Record<string, string>
+  peerDependencies: Record<string, string>
+  peerDependenciesMeta: Record<string, { optional?: boolean }>
   exports: Record<string, { types: string; import: string }>
 }
 interface LockEntry {
@@ -25,12 +26,21 @@ interface LockEntry {
   resolved?: string
   dev?: boolean
   devOptional?: boolean
+  optional?: boolean
+  dependencies?: Record<string, string>
+  optionalDependencies?: Record<string, string>
+  peerDependencies?: Record<string, string>
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>
 }
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest
 const work = mkdtempSync(join(tmpdir(), 'ledger-gas-pack-'))
+/** A full install: the package and every optional peer (the server, the store drivers, the stream source). */
 const app = join(work, 'app')
+/** A wallet backend's install: the package alone, for the engine. */
+const engineApp = join(work, 'engine-app')
 const installed = join(app, 'node_modules', manifest.name)
 const bin = join(app, 'node_modules', '.bin', 'ledger-gas')
+const peers = Object.keys(manifest.peerDependencies)
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 /** The environment of child processes: the test runner's own NODE_OPTIONS are not a user's. */
@@ -46,26 +56,68 @@ async function sh(command: string, args: string[], cwd: string): Promise<{ stdou
 }
 
 /**
- * A lock for an empty project depending on the tarball alone: the tarball's entry plus this
- * project's locked production packages (same paths, since they hoist the same way), each with
- * the registry URL npm would record. `npm ci --offline` then takes every package from the npm
- * cache that this project's own `npm ci` filled, and installs the versions the tests ran with.
+ * A lock for an empty project whose dependencies are the tarball and `extra` (names of this
+ * project's packages, at the ranges its package.json gives them): the tarball's entry, plus
+ * every package of this project's lock that those reach (same paths, since they hoist the same
+ * way), each with the registry URL npm would record. `npm ci --offline` then takes every
+ * package from the npm cache that this project's own `npm ci` filled, and installs the versions
+ * the tests ran with.
  */
-function offlineLock(tarball: string): object {
+interface AppLock {
+  name: string
+  lockfileVersion: 3
+  requires: true
+  packages: { '': { name: string; dependencies: Record<string, string> } } & Record<string, object>
+}
+
+function offlineLock(tarball: string, project: string, extra: string[]): AppLock {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }
   const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`
-  const spec = `file:${relative(app, tarball)}`
-  const packages: Record<string, object> = {
-    '': { name: 'app', dependencies: { [manifest.name]: spec } },
-    [`node_modules/${manifest.name}`]: { version: manifest.version, resolved: spec, integrity, license: manifest.license, dependencies: manifest.dependencies, bin: manifest.bin, engines: manifest.engines },
+  const spec = `file:${relative(project, tarball)}`
+  const ranges = (lock.packages[''] as LockEntry & { devDependencies: Record<string, string> }).devDependencies
+  const dependencies = { [manifest.name]: spec, ...Object.fromEntries(extra.map((name) => [name, ranges[name] as string])) }
+  const packages = {
+    '': { name: 'app', dependencies },
+    [`node_modules/${manifest.name}`]: { version: manifest.version, resolved: spec, integrity, license: manifest.license, peerDependencies: manifest.peerDependencies, peerDependenciesMeta: manifest.peerDependenciesMeta, bin: manifest.bin, engines: manifest.engines },
+  } as AppLock['packages']
+  /** Where Node finds `name` from the package at `from`: its own node_modules, then each one above. */
+  const resolve = (from: string, name: string): string | undefined => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/node_modules/')))) {
+      const path = `${dir === '' ? '' : `${dir}/`}node_modules/${name}`
+      if (lock.packages[path] !== undefined) return path
+      if (dir === '') return undefined
+    }
   }
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (path === '' || entry.dev === true || entry.devOptional === true) continue
+  const pending = extra.map((name) => `node_modules/${name}`)
+  while (pending.length > 0) {
+    const path = pending.pop() as string
+    const entry = lock.packages[path]
+    if (entry === undefined || path in packages) continue
     const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
     const file = `${name.split('/').pop()}-${entry.version}.tgz`
-    packages[path] = { ...entry, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${file}` }
+    const { dev: _dev, devOptional: _devOptional, ...rest } = entry
+    packages[path] = { ...rest, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${file}` }
+    const required = Object.keys(entry.peerDependencies ?? {}).filter((d) => entry.peerDependenciesMeta?.[d]?.optional !== true)
+    for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {}), ...required]) {
+      const found = resolve(path, dep)
+      if (found !== undefined) pending.push(found)
+    }
   }
   return { name: 'app', lockfileVersion: 3, requires: true, packages }
+}
+
+/** Installs the tarball (and `extra`) into the empty project `project`, offline, from the npm cache. */
+async function install(tarball: string, project: string, extra: string[]): Promise<void> {
+  mkdirSync(project)
+  const lock = offlineLock(tarball, project, extra)
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: lock.packages[''].dependencies }))
+  writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lock))
+  // Install scripts are skipped: the only one is better-sqlite3's native build (minutes, and not
+  // this package's); its module loads the addon only when a database is opened, which no check
+  // here does.
+  await sh('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], project).catch((error: Error) => {
+    throw new Error(`${error.message}\n(the install takes every package from the npm cache: run 'npm ci' in the repository first)`, { cause: error })
+  })
 }
 
 /** Every file under `dir`, as paths relative to it. */
@@ -80,15 +132,8 @@ beforeAll(async () => {
   // `npm pack` runs `prepare` (the tsup build) first; nothing is built by hand here.
   await sh('npm', ['pack', '--pack-destination', work, '--loglevel=error'], root)
   const tarball = join(work, `${manifest.name}-${manifest.version}.tgz`)
-  mkdirSync(app)
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module', dependencies: { [manifest.name]: `file:${relative(app, tarball)}` } }))
-  writeFileSync(join(app, 'package-lock.json'), JSON.stringify(offlineLock(tarball)))
-  // Install scripts are skipped: the only one is better-sqlite3's native build (minutes, and not
-  // this package's); its module loads the addon only when a database is opened, which no check
-  // here does.
-  await sh('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], app).catch((error: Error) => {
-    throw new Error(`${error.message}\n(the install takes every package from the npm cache: run 'npm ci' in the repository first)`, { cause: error })
-  })
+  await install(tarball, app, peers)
+  await install(tarball, engineApp, [])
 }, 300_000)
 
 describe('the package from npm pack, installed into an empty project', () => {
@@ -179,5 +224,51 @@ describe('the package from npm pack, installed into an empty project', () => {
       child.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
+  })
+})
+
+describe('an engine-only install: the package alone, without its optional peers (a wallet backend)', () => {
+  it('installs none of the optional peers: no better-sqlite3 build, no pg, no fastify', () => {
+    expect(peers).toEqual(expect.arrayContaining(['better-sqlite3', 'pg', 'fastify']))
+    expect(peers.filter((p) => existsSync(join(engineApp, 'node_modules', p)))).toEqual([])
+    expect(readdirSync(join(engineApp, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual([manifest.name])
+  })
+
+  it('imports ledger-gas/core and every entry point but the server, and estimates from the sample chain with them', { timeout: 60_000 }, async () => {
+    const script = [
+      "import { readFileSync } from 'node:fs'",
+      "import { createEstimator, gasEstimateToJson } from 'ledger-gas/core'",
+      "import { parseBlockJson } from 'ledger-gas'",
+      "for (const s of ['ledger-gas/replay', 'ledger-gas/sim', 'ledger-gas/follow']) await import(s)",
+      'const estimator = createEstimator({ min_gas_unit_price: 100 })',
+      "for (const line of readFileSync(process.argv[1], 'utf8').split('\\n')) if (line !== '') estimator.ingest(parseBlockJson(JSON.parse(line)))",
+      'console.log(gasEstimateToJson(estimator.estimate()))',
+    ].join('\n')
+    const sample = join(root, 'data', 'chain.jsonl')
+    const { stdout } = await sh(process.execPath, ['--input-type=module', '-e', script, sample], engineApp)
+    const cli = await sh(join(engineApp, 'node_modules', '.bin', 'ledger-gas'), ['estimate', '--input', sample], engineApp)
+    expect(JSON.parse(stdout)).toHaveProperty('gas_estimate')
+    expect(stdout).toBe(cli.stdout)
+  })
+
+  it('ledger-gas/server fails to import naming a missing server package', { timeout: 60_000 }, async () => {
+    const { stdout } = await sh(process.execPath, ['--input-type=module', '-e', "await import('ledger-gas/server').then(() => console.log('imported'), (e) => console.log(e.message))"], engineApp)
+    expect(stdout).toMatch(/Cannot find package '(fastify|prom-client|fastify-plugin)'/)
+  })
+
+  it('a command that needs a missing peer exits 2 naming the package to install', { timeout: 60_000 }, async () => {
+    const engineBin = join(engineApp, 'node_modules', '.bin', 'ledger-gas')
+    const run = (args: string[]) =>
+      promisify(execFile)(engineBin, args, { cwd: engineApp, env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      )
+    const serve = await run(['serve', '--port', '0'])
+    expect(serve.code).toBe(2)
+    expect(serve.stderr).toMatch(/^ledger-gas serve: the serve command needs the package (fastify|prom-client|fastify-plugin), which is not installed \(npm install \1\)\n$/)
+    const ingest = await run(['ingest', '--db', join(work, 'engine.db'), '--input', join(root, 'data', 'chain.jsonl')])
+    expect(ingest).toEqual({ code: 2, stderr: 'ledger-gas ingest: a SQLite ledger needs the package better-sqlite3, which is not installed (npm install better-sqlite3)\n' })
+    const pg = await run(['ingest', '--db', 'postgres://ledger@127.0.0.1:1/ledger', '--input', join(root, 'data', 'chain.jsonl')])
+    expect(pg).toEqual({ code: 2, stderr: 'ledger-gas ingest: a PostgreSQL ledger needs the package pg, which is not installed (npm install pg)\n' })
   })
 })
