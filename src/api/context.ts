@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
+import type { LedgerInfo, LedgerStore } from '../ledger/store/store.js'
 import type { EstimateFeed, FeedView } from './estimate-feed.js'
 import { ApiError } from './errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'

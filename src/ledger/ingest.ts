@@ -1,12 +1,12 @@
-import { checkContinuity, type LedgerTip } from './append-rules.js'
-import { InvalidDataError } from './errors.js'
-import { blockOfIngest, ingestBlockOfLine } from './ingest-block.js'
-import { readLineBytes, regularFileSize, sourceName } from './lines.js'
-import { ingestBlocksThreaded } from './scan-threads.js'
-import type { LoadOptions } from './load.js'
+import { checkContinuity, type LedgerTip } from './store/append-rules.js'
+import { InvalidDataError } from './store/errors.js'
+import { blockOfIngest, ingestBlockOfLine } from './ingest/ingest-block.js'
+import { readLineBytes, regularFileSize, sourceName } from './read/lines.js'
+import { ingestBlocksThreaded } from './threads/scan-threads.js'
+import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
-import type { BatchAppendStore, IngestBlock, LedgerInfo } from './store.js'
-import type { BlockJson } from './types.js'
+import type { BatchAppendStore, IngestBlock, LedgerInfo } from './store/store.js'
+import type { BlockJson } from './store/types.js'
 
 /** Options of `ingestJsonLines`. */
 export interface IngestOptions extends LoadOptions {

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { isCanonicalJson } from '../../src/ledger/canonical-json.js'
+import { isCanonicalJson } from '../../src/ledger/read/canonical-json.js'
 import { scanBlockJson } from '../../src/ledger/scan-blocks.js'
 import { FC_NUM_RUNS } from '../budget.js'
 

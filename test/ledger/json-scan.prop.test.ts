@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_DEPTH, skipValue, skipWs, stringStop } from '../../src/ledger/json-scan.js'
+import { MAX_DEPTH, skipValue, skipWs, stringStop } from '../../src/ledger/read/json-scan.js'
 import { fcRuns } from '../budget.js'
 
 const NUM_RUNS = fcRuns(0.6)

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DICTIONARY } from '../../src/ledger/txn-code.js'
-import { emptyTxnFields, type TxnFields } from '../../src/ledger/txn-fields.js'
-import { packedEnd, packText, packTransaction } from '../../src/ledger/txn-pack.js'
-import { unpackJson } from '../../src/ledger/txn-unpack.js'
+import { DICTIONARY } from '../../src/ledger/memory/txn-code.js'
+import { emptyTxnFields, type TxnFields } from '../../src/ledger/read/txn-fields.js'
+import { packedEnd, packText, packTransaction } from '../../src/ledger/memory/txn-pack.js'
+import { unpackJson } from '../../src/ledger/memory/txn-unpack.js'
 import { fcRuns } from '../budget.js'
 
 const NUM_RUNS = fcRuns()
