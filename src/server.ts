@@ -5,8 +5,10 @@
  */
 export * from './api/index.js'
 export type { BatchAppendResult, BatchAppendStore, LedgerInfo, LedgerStore, MaybePromise } from './ledger/store/store.js'
-export type { MemoryLoadOptions, StoreOptions } from './ledger/memory-store.js'
-export { DEFAULT_CHAIN_ID, MemoryStore } from './ledger/memory-store.js'
+export type { MemoryLoadOptions, MemoryStoreOptions } from './ledger/memory-store.js'
+export { MemoryStore } from './ledger/memory-store.js'
+export type { StoreOptions } from './ledger/store/store-options.js'
+export { DEFAULT_CHAIN_ID } from './ledger/store/store-options.js'
 export type { SqliteStoreOptions } from './ledger/sqlite/sqlite-store.js'
 export { SqliteStore } from './ledger/sqlite/sqlite-store.js'
 export { LedgerDatabaseError, LedgerUnavailableError } from './ledger/store/database-error.js'

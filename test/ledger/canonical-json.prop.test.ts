@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { isCanonicalJson } from '../../src/ledger/read/canonical-json.js'
-import { scanBlockJson } from '../../src/ledger/scan-blocks.js'
+import { scanBlockJson } from '../../src/ledger/read/block-scanner.js'
 import { FC_NUM_RUNS } from '../budget.js'
 
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))

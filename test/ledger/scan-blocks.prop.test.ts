@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { checkBlock } from '../../src/ledger/store/append-rules.js'
 import { parseJsonLine } from '../../src/ledger/read/json-lines.js'
 import { toBlockInput } from '../../src/ledger/read/read-blocks.js'
-import { blockOfLine, scanBlockJson } from '../../src/ledger/scan-blocks.js'
+import { blockOfLine, scanBlockJson } from '../../src/ledger/read/block-scanner.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { fcRuns } from '../budget.js'
 

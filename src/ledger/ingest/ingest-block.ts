@@ -1,7 +1,8 @@
 import { checkBlock, type CheckedBlock } from '../store/append-rules.js'
 import { isCanonicalJson } from '../read/canonical-json.js'
 import { parseJsonLine } from '../read/json-lines.js'
-import { scanBlockJson } from '../scan-blocks.js'
+import { readLineBytes, type LineOptions } from '../read/lines.js'
+import { scanBlockJson } from '../read/block-scanner.js'
 import type { IngestBlock } from '../store/store.js'
 import type { BlockJson } from '../store/types.js'
 
@@ -67,4 +68,18 @@ export function blockOfIngest(b: IngestBlock): BlockJson {
     last_version: String(parsed.last_version),
     transactions: b.transactionJson.map((json) => JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'))),
   } as BlockJson
+}
+
+/**
+ * The lines of `source` as ingest blocks (`ingestBlockOfLine`), read on the calling thread and
+ * named `options.file` in messages.
+ */
+export async function* ingestBlocksInThread(source: string, options: Pick<LineOptions, 'stdin' | 'maxLineBytes'> & { file: string; maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
+  const { file, maxTransactions } = options
+  // An ingest block keeps views of its line's bytes until its batch is written, past the next
+  // line: that holds because a path and standard input are read as streams that hand out a
+  // fresh buffer per chunk (a source refilling one buffer would need a copy here).
+  for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
+    yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions) }
+  }
 }

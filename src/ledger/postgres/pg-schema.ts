@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { LedgerDatabaseError } from '../store/database-error.js'
-import { DEFAULT_CHAIN_ID } from '../memory-store.js'
+import { DEFAULT_CHAIN_ID } from '../store/store-options.js'
 
 /** Version of the tables below; a database of another version is refused, never migrated silently. */
 export const PG_SCHEMA_VERSION = '1'

@@ -4,7 +4,7 @@ import { checkBlockSize, checkContinuity, checkSequenceNumbers, type LedgerTip }
 import { LedgerDatabaseError } from '../store/database-error.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import { DEFAULT_CHAIN_ID, type StoreOptions } from '../memory-store.js'
+import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
 import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from '../store/store.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 

@@ -4,7 +4,7 @@ import { chunkRange, readChunks } from '../read/file-range.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
 import { readLineBytes, regularFileSize, sourceName } from '../read/lines.js'
-import { appendJsonLines, loadJsonLines, type LoadOptions } from '../read/load.js'
+import { appendJsonLines, type LoadOptions } from '../read/load.js'
 import type { LoadAnswer, LoadJob } from './load-protocol.js'
 import type { LedgerStore } from '../store/store.js'
 import type { StoreParts } from '../memory/store-parts.js'
@@ -77,23 +77,24 @@ function defaultThreads(): number {
  *
  * The result is what `loadJsonLines` gives, error included: when a worker stops at a bad line,
  * or a joining rule fails, the ranges before it are adopted and this thread loads the rest of
- * the file from that range's start with `loadJsonLines`' own loop, which throws its error for
- * the first bad line (for the first range, this thread loads the whole file). Standard input
- * (`-`), anything but a regular file, and a file under `threadsFromBytes` load on this thread.
+ * the file from that range's start with `loadJsonLines`' own loop (`appendJsonLines`), which
+ * throws its error for the first bad line. Returns false, with nothing appended, when the file
+ * is for the calling thread to load: `threads` is 0, the source is standard input (`-`) or
+ * anything but a regular file, the file is under `threadsFromBytes`, or the first range
+ * could not be adopted (the sequential load then words its error).
  *
  * `adopt(parts)` returns false, with `store` unchanged, when a joining rule fails.
  *
  * @throws InvalidDataError naming file, line and field for the first line that is not JSON or
  *   that the store refuses; the blocks before it stay appended.
  */
-export async function loadJsonLinesThreaded(source: string, store: LedgerStore, adopt: (parts: StoreParts) => boolean, options: ThreadedLoadOptions = {}): Promise<void> {
+export async function loadJsonLinesThreaded(source: string, store: LedgerStore, adopt: (parts: StoreParts) => boolean, options: ThreadedLoadOptions = {}): Promise<boolean> {
   const threads = Math.floor(options.threads ?? defaultThreads())
-  const sequential = async () => void (await loadJsonLines(source, store, options))
-  if (!(threads >= 1)) return sequential()
+  if (!(threads >= 1)) return false
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   // -1 for `-`, a pipe or a path that cannot be read: the sequential load words its error.
   const size = await regularFileSize(source)
-  if (size < (options.threadsFromBytes ?? THREADS_FROM_BYTES) || size <= 0) return sequential()
+  if (size < (options.threadsFromBytes ?? THREADS_FROM_BYTES) || size <= 0) return false
 
   const file = sourceName(source)
   const ranges: { start: number; end: number }[] = []
@@ -130,12 +131,13 @@ export async function loadJsonLinesThreaded(source: string, store: LedgerStore, 
         continue
       }
       await stopAll()
-      // Nothing is adopted before the first range: this thread loads the whole file.
-      if (i === 0) return await sequential()
+      // Nothing is adopted before the first range: the calling thread loads the whole file.
+      if (i === 0) return false
       const rest = readLineBytes(readChunks(source, range.start), { file, maxLineBytes, bom: false, firstLine: linesBefore + 1 })
       await appendJsonLines(rest, store, file)
-      return
+      return true
     }
+    return true
   } finally {
     await stopAll()
   }

@@ -7,7 +7,7 @@ import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
 import { ingestBlocksOfBatch, type IngestBatch } from '../ingest/ingest-batch.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
 import type { IngestBlock } from '../store/store.js'
-import type { ScannedLine } from '../scan-blocks.js'
+import type { ScannedLine } from '../read/block-scanner.js'
 
 /** How a threaded scan splits its file. */
 export interface ThreadedScanOptions {

@@ -13,7 +13,7 @@ import { InvalidDataError } from '../store/errors.js'
 import { IngestBatchWriter, type IngestBatch } from '../ingest/ingest-batch.js'
 import { ingestBlockOfLine } from '../ingest/ingest-block.js'
 import { readLineBytes } from '../read/lines.js'
-import { blockOfLine } from '../scan-blocks.js'
+import { blockOfLine } from '../read/block-scanner.js'
 import { chunkRange, readRange } from '../read/file-range.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
 
