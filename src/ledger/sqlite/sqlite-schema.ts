@@ -83,8 +83,27 @@ export function readMeta(db: Database.Database): Map<string, string> {
   }
 }
 
+/** The store's prepared statements, by bind parameters and row type. */
+export interface LedgerStatements {
+  info: Database.Statement<[], InfoRow>
+  newest: Database.Statement<[], BlockRow>
+  block: Database.Statement<[bigint], BlockRow>
+  blockTxns: Database.Statement<[bigint, bigint], string>
+  txn: Database.Statement<[bigint], string>
+  accountTxns: Database.Statement<[string, bigint, bigint], string>
+  dataVersion: Database.Statement<[], bigint>
+  nextSeq: Database.Statement<[string], bigint>
+  firstKept: Database.Statement<[bigint], BlockRow>
+  insertBlock: Database.Statement<[bigint, string, string, bigint, bigint, string]>
+  insertTxn: Database.Statement<[bigint, string | null, bigint | null, Uint8Array]>
+  insertTxns: Database.Statement<unknown[]>
+  upsertAccount: Database.Statement<[string, bigint]>
+  pruneTxns: Database.Statement<[bigint]>
+  pruneBlocks: Database.Statement<[bigint]>
+}
+
 /** Statements with their bind parameters and row types; u64 columns bind and read as biased keys (bigint). */
-export function prepareStatements(db: Database.Database) {
+export function prepareStatements(db: Database.Database): LedgerStatements {
   return {
     info: db.prepare<[], InfoRow>(
       `SELECT n.block_height, n.last_version, n.epoch, n.block_timestamp, o.block_height AS oldest_block_height, o.first_version AS oldest_version
