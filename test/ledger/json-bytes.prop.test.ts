@@ -1,7 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_DEPTH, skipValue, skipWs, stringStop } from '../../src/ledger/read/json-scan.js'
+import { JsonReader, MAX_DEPTH, skipWs } from '../../src/ledger/read/json-bytes.js'
 import { fcRuns } from '../budget.js'
+
+/** One reader for every text, as a scanner keeps one for its lines. */
+const reader = new JsonReader()
+
 
 const NUM_RUNS = fcRuns(0.6)
 
@@ -20,7 +24,7 @@ function placed(text: string | Buffer, offset: number, fill: number): Buffer {
 function validates(text: string, offset = 0, fill = 0x20): boolean {
   const b = placed(text, offset, fill)
   const start = skipWs(b, 0)
-  const end = skipValue(b, start)
+  const end = reader.at(b).skipValue(start)
   return end >= 0 && skipWs(b, end) === b.length
 }
 
@@ -76,7 +80,7 @@ describe('skipValue: the scanner’s JSON validator', () => {
         const p = Math.min(from, b.length)
         let expected = p
         while (expected < b.length && !(b[expected] === 0x22 || b[expected] === 0x5c || (b[expected] as number) < 0x20)) expected++
-        expect(stringStop(b, p)).toBe(expected)
+        expect(reader.at(b).stringStop(p)).toBe(expected)
       }),
       { numRuns: NUM_RUNS * 20 },
     )

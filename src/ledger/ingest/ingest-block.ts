@@ -2,7 +2,7 @@ import { checkBlock, type CheckedBlock } from '../store/append-rules.js'
 import { isCanonicalJson } from '../read/canonical-json.js'
 import { parseJsonLine } from '../read/json-lines.js'
 import { readLineBytes, type LineOptions } from '../read/lines.js'
-import { scanBlockJson } from '../read/block-scanner.js'
+import { BlockScanner } from '../read/block-scanner.js'
 import type { IngestBlock } from '../store/store.js'
 import type { BlockJson } from '../store/types.js'
 
@@ -14,10 +14,12 @@ import type { BlockJson } from '../store/types.js'
  * for anything the scanner leaves to the full parser, the line is parsed. Values and errors are
  * those of `checkBlock(JSON.parse(line))` (the scanner's law, test/ledger/scan-blocks.prop.test.ts).
  *
+ * `scanner` is the caller's, one per stream of lines (it learns their keys).
+ *
  * @throws InvalidDataError naming file, line and field.
  */
-export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, maxTransactions: number): IngestBlock {
-  const scanned = scanBlockJson(bytes, 'ledger')
+export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, maxTransactions: number, scanner: BlockScanner): IngestBlock {
+  const scanned = scanner.scan(bytes, 'ledger')
   if (scanned !== undefined) {
     let checked: CheckedBlock | undefined
     try {
@@ -31,7 +33,7 @@ export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, max
       for (let i = 0; i < txnStarts.length; i++) {
         const start = txnStarts[i] as number
         const end = txnEnds[i] as number
-        transactionJson[i] = isCanonicalJson(bytes, start, end) ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
+        transactionJson[i] = isCanonicalJson(bytes, start, end, scanner.reader) ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
       }
       return { checked, transactionJson }
     }
@@ -76,10 +78,11 @@ export function blockOfIngest(b: IngestBlock): BlockJson {
  */
 export async function* ingestBlocksInThread(source: string, options: Pick<LineOptions, 'stdin' | 'maxLineBytes'> & { file: string; maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
   const { file, maxTransactions } = options
+  const scanner = new BlockScanner()
   // An ingest block keeps views of its line's bytes until its batch is written, past the next
   // line: that holds because a path and standard input are read as streams that hand out a
   // fresh buffer per chunk (a source refilling one buffer would need a copy here).
   for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
-    yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions) }
+    yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions, scanner) }
   }
 }

@@ -1,7 +1,7 @@
 import { addU64, u64Distance, type U64 } from '../../core/u64.js'
 import type { LedgerTip, PreparedBlock } from '../store/append-rules.js'
 import { ByteArena } from './byte-arena.js'
-import { unpackJson } from './txn-unpack.js'
+import { TxnUnpacker } from './txn-unpack.js'
 
 /**
  * An account's sequence-number transactions, by the index of each in the store's transaction
@@ -50,6 +50,8 @@ export class MemoryColumns {
   txnBase = 0
   txnHead = 0
   accounts = new Map<string, AccountRecord>()
+  /** Decodes the records for `json`. */
+  readonly #unpacker = new TxnUnpacker()
 
   /** The newest block's height and last version, or `null` while nothing is retained. */
   tip(): LedgerTip | null {
@@ -116,7 +118,7 @@ export class MemoryColumns {
   json(t: number): string {
     const address = this.txnAddress[t] as number
     const start = address % this.arena.chunkBytes
-    return unpackJson(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
+    return this.#unpacker.json(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
   }
 
   /** Makes room in `hashBytes` for the hashes of blocks up to position `blocks` (exclusive). */

@@ -5,8 +5,7 @@ import type { BatchAppendResult, BatchAppendStore, LedgerInfo } from '../store/s
 import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import { MemoryColumns } from './memory-columns.js'
-import { packBlockLine } from './pack-line.js'
-import { packText } from './txn-pack.js'
+import { LinePacker } from './pack-line.js'
 
 /** Options of a memory store. */
 export interface MemoryStoreOptions extends StoreOptions {
@@ -48,6 +47,8 @@ export class MemoryLedger implements BatchAppendStore {
   readonly maxBlockTransactions: number
   readonly path: string
   readonly #columns = new MemoryColumns()
+  /** Reads chain-file lines and packs transactions for this store. */
+  readonly #packer = new LinePacker()
 
   constructor(options: MemoryStoreOptions = {}) {
     this.chainId = options.chainId ?? DEFAULT_CHAIN_ID
@@ -151,7 +152,7 @@ export class MemoryLedger implements BatchAppendStore {
   appendBlock(block: BlockJson): void {
     const prepared = this.#prepare(block)
     // Every record is made before anything is written, so a throw leaves the store as it was.
-    const records = prepared.transactions.map((txn) => Buffer.from(packText(JSON.stringify(txn))))
+    const records = prepared.transactions.map((txn) => Buffer.from(this.#packer.txn.packText(JSON.stringify(txn))))
     const ends: number[] = []
     let end = 0
     for (const r of records) ends.push((end += r.length))
@@ -176,7 +177,7 @@ export class MemoryLedger implements BatchAppendStore {
 
   /**
    * Appends the block of one line of a chain file (UTF-8 bytes, no newline) if it can be read
-   * without parsing (`packBlockLine`) and passes every append rule; returns `false`, with nothing
+   * without parsing (`LinePacker.pack`) and passes every append rule; returns `false`, with nothing
    * changed, when it cannot or does not, and the caller parses the line and calls `appendBlock`,
    * which appends it or throws the error worded for it. What a chain file is loaded with.
    */
@@ -188,8 +189,8 @@ export class MemoryLedger implements BatchAppendStore {
     const arena = this.#columns.arena
     let read
     if (arena.offset + line.length <= arena.chunk.length) {
-      read = packBlockLine(line, arena.chunk, arena.offset)
-    } else read = packBlockLine(line)
+      read = this.#packer.pack(line, arena.chunk, arena.offset)
+    } else read = this.#packer.pack(line)
     if (read === undefined) return false
     let prepared: PreparedBlock
     try {

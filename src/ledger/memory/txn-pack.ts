@@ -4,8 +4,10 @@
  * packed straight from its bytes when `JSON.stringify(JSON.parse(slice))` would write those
  * bytes back (less whitespace); it also reads the fields the ledger checks. O(bytes).
  */
-import { DECIMAL, DICTIONARY, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
+import { canonicalIntegerEnd, skipWs, stringifyEscapeEnd } from '../read/json-bytes.js'
 import type { TxnFields } from '../read/txn-fields.js'
+import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, F_PAYLOAD_FUNCTION, F_PAYLOAD_TYPE, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
+import { DECIMAL, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
 /** Shortest hex string worth a token: below that it saves little. */
 const MIN_HEX_DIGITS = 8
@@ -26,436 +28,333 @@ for (let hi = 0; hi < 256; hi++) {
   for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[(hi << 8) | lo] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
 }
 
-/** Escapes `JSON.stringify` writes as two characters: `" \ b f n r t`. */
-const SHORT_ESCAPE = new Uint8Array(256)
-for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1
-
-/** What a container's members are read for: nothing, the transaction's fields, its payload's, its block end info's. */
-const NONE = 0
-const TXN = 1
-const PAYLOAD = 2
-const END_INFO = 3
-
-/** Field ids: members of `TxnFields`, `payload`'s two, `block_end_info`'s four. */
-const F_STRING_FIELDS = ['type', 'gas_unit_price', 'gas_used', 'epoch', 'version', 'sender', 'sequence_number', 'replay_protection_nonce'] as const
-const F_NONCE = 7
-const F_PAYLOAD = 8
-const F_END_INFO = 9
-const F_PAYLOAD_TYPE = 10
-const F_PAYLOAD_FUNCTION = 11
-const F_END_MEMBER = 12
-const END_MEMBERS = ['block_gas_limit_reached', 'block_output_limit_reached', 'block_effective_block_gas_units', 'block_approx_output_size']
-
-/** Dictionary entry of a key → field id, per container role (-1: not read). */
-const FIELD_OF = [NONE, TXN, PAYLOAD, END_INFO].map(() => new Int8Array(128).fill(-1))
-function keyEntry(name: string): number {
-  const entry = DICTIONARY.indexOf(`"${name}":`)
-  if (entry < 0) throw new Error(`txn-pack: key ${name} is not in the dictionary`)
-  return entry
-}
-F_STRING_FIELDS.forEach((name, id) => ((FIELD_OF[TXN] as Int8Array)[keyEntry(name)] = id))
-;(FIELD_OF[TXN] as Int8Array)[keyEntry('payload')] = F_PAYLOAD
-;(FIELD_OF[TXN] as Int8Array)[keyEntry('block_end_info')] = F_END_INFO
-;(FIELD_OF[PAYLOAD] as Int8Array)[keyEntry('type')] = F_PAYLOAD_TYPE
-;(FIELD_OF[PAYLOAD] as Int8Array)[keyEntry('function')] = F_PAYLOAD_FUNCTION
-END_MEMBERS.forEach((name, k) => ((FIELD_OF[END_INFO] as Int8Array)[keyEntry(name)] = F_END_MEMBER + k))
-
 /**
- * Dictionary keys by the two bytes after their opening quote: `PREFIX_START[x]` and
- * `PREFIX_COUNT[x]` locate them in `PREFIX_KEYS`, so `packKey` matches a dictionary key (most
- * keys) in one pass over its bytes instead of scanning it and then looking it up.
+ * The packer: reads a transaction's JSON once, byte by byte, and writes its record. Its state
+ * per call (the open containers, the keys seen per object, where the record ended) and its
+ * scratch buffer are its own, so each owner (a memory store, a line packer) keeps one.
  */
-const PREFIX_START = new Uint16Array(1 << 16)
-const PREFIX_COUNT = new Uint8Array(1 << 16)
-const keyPrefix = (w: Uint8Array): number => ((w[1] as number) << 8) | (w[2] as number)
-const PREFIX_KEYS = Int16Array.from(
-  ENTRIES.map((w, i) => ({ w, i }))
-    .filter(({ w }) => w[w.length - 1] === 58 && w.length >= 4)
-    .sort((a, b) => keyPrefix(a.w) - keyPrefix(b.w))
-    .map(({ i }) => i),
-)
-PREFIX_KEYS.forEach((entry, k) => {
-  const x = keyPrefix(ENTRIES[entry] as Uint8Array)
-  if (PREFIX_COUNT[x] === 0) PREFIX_START[x] = k
-  PREFIX_COUNT[x] = (PREFIX_COUNT[x] as number) + 1
-})
+export class TxnPacker {
+  /** Where the record written by the last `pack` ends in `out`. */
+  end = 0
+  /** Per open container: its opening byte, what its members are read for, where its keys' hashes start. */
+  readonly #kinds = new Uint8Array(MAX_DEPTH)
+  readonly #roles = new Uint8Array(MAX_DEPTH)
+  readonly #keyBase = new Int32Array(MAX_DEPTH)
+  /** Hashes of the keys outside the dictionary of the objects open, `#keyBase[d]` on for the object at nesting `d`. */
+  readonly #keyHashes = new Int32Array(MAX_DEPTH * MAX_KEYS)
+  #keyTop = 0
+  /** 128 bits per open object: the dictionary keys it has. */
+  readonly #seenEntries = new Int32Array(MAX_DEPTH * 4)
+  /** Whether the record being packed copies a byte from 0x80 up (in a string): it then ends in `NON_ASCII`. */
+  #nonAscii = false
+  /** Dictionary entry of the key `#key` read last, or -1. */
+  #lastEntry = -1
+  /** Scratch of `packText`. */
+  #scratch = Buffer.alloc(0)
 
-/** The dictionary key (with its quotes and colon) that `b` holds at `p` (its opening quote), or -1. */
-function dictionaryKeyAt(b: Uint8Array, p: number): number {
-  const x = ((b[p + 1] as number) << 8) | (b[p + 2] as number)
-  const count = PREFIX_COUNT[x] as number
-  for (let k = PREFIX_START[x] as number, last = k + count; k < last; k++) {
-    const entry = PREFIX_KEYS[k] as number
-    const w = ENTRIES[entry] as Uint8Array
-    let i = 3
-    while (i < w.length && w[i] === b[p + i]) i++
-    if (i === w.length) return entry
-  }
-  return -1
-}
-
-// Packer state (module level: packing is synchronous and never re-entered).
-const kinds = new Uint8Array(MAX_DEPTH)
-const roles = new Uint8Array(MAX_DEPTH)
-const keyBase = new Int32Array(MAX_DEPTH)
-/** Hashes of the keys outside the dictionary of the objects open, `keyBase[d]` on for the object at nesting `d`. */
-const keyHashes = new Int32Array(MAX_DEPTH * MAX_KEYS)
-let keyTop = 0
-/** 128 bits per open object: the dictionary keys it has. */
-const seenEntries = new Int32Array(MAX_DEPTH * 4)
-/** Where the last `packTransaction` ended in `out`. */
-export let packedEnd = 0
-
-function putString(fields: TxnFields, field: number, value: string): void {
-  if (field < F_PAYLOAD) (fields as unknown as Record<string, string>)[F_STRING_FIELDS[field] as string] = value
-  else if (field === F_PAYLOAD_TYPE) (fields.payload as { type: string | undefined }).type = value
-  else (fields.payload as { function: string | undefined }).function = value
-}
-
-/**
- * Packs the JSON object at `b[p]` (the opening brace) into `out` from `o`, and returns the
- * position in `b` just past it; `packedEnd` is where the record ends in `out`. Returns -1, with
- * `out` past `o` left undefined, when the bytes there are not a JSON object that `JSON.stringify`
- * of its `JSON.parse` would write back byte for byte apart from whitespace between tokens: an
- * escape `JSON.stringify` would not write, a number that is not an integer of up to 15 digits
- * (or is `-0`), a repeated key, a key that starts with a digit (an array index, which an object
- * puts first), a key with an escape or whitespace before its colon, nesting deeper than 256, an
- * object of more than 64 keys outside the dictionary, or invalid JSON. The bytes must be valid UTF-8 (`isUtf8`), which
- * this does not check.
- *
- * With `fields`, also reads the transaction fields the ledger checks into it; a read field whose
- * value is not of the kind `scanBlockJson` keeps (a string without escapes; `null` for the nonce
- * and the block end info; an object for the payload and the block end info; `true`, `false` or an
- * integer for the block end info's members) also gives -1, so that a caller can leave such text
- * to the full parser.
- *
- * The record is at most one byte longer than the text (the `0x04` mark), so `out` needs that
- * much room.
- */
-export function packTransaction(b: Buffer, p: number, out: Uint8Array, o: number, fields: TxnFields | null): number {
-  if (b[p] !== 123) return -1
-  nonAscii = false
-  let depth = 0
-  keyTop = 0
-  /** Field id the value at `p` is read into, or -1. */
-  let field = -1
-  for (;;) {
-    // A value starts at p (whitespace before it skipped).
-    const c = b[p] as number
-    if (c === 34) {
-      p = packString(b, p, out, o, field, fields)
-      if (p < 0) return -1
-      o = packedEnd
-    } else if (c === 123 || c === 91) {
-      let role = NONE
-      if (field >= 0) {
-        if (c !== 123 || (field !== F_PAYLOAD && field !== F_END_INFO)) return -1
-        const f = fields as TxnFields
-        if (field === F_PAYLOAD) {
-          f.payload = { type: undefined, function: undefined }
-          role = PAYLOAD
-        } else {
-          f.block_end_info = {}
-          role = END_INFO
-        }
-      } else if (depth === 0 && fields !== null) role = TXN
-      out[o++] = c
-      p = skipWs(b, p + 1)
-      const close = c + 2 // } and ] follow { and [ by two
-      if (b[p] === close) {
-        out[o++] = close
-        p++
-      } else {
-        if (depth === MAX_DEPTH) return -1
-        kinds[depth] = c
-        roles[depth] = role
-        keyBase[depth] = keyTop
-        seenEntries[depth << 2] = 0
-        seenEntries[(depth << 2) | 1] = 0
-        seenEntries[(depth << 2) | 2] = 0
-        seenEntries[(depth << 2) | 3] = 0
-        depth++
-        field = -1
-        if (c === 123) {
-          p = packKey(b, p, out, o, depth - 1, keyTop)
-          if (p < 0) return -1
-          o = packedEnd
-          if (role !== NONE && lastEntry >= 0) field = (FIELD_OF[role] as Int8Array)[lastEntry] as number
-        }
-        continue
-      }
-    } else if (c === 45 || (c >= 48 && c <= 57)) {
-      // An integer of up to 15 digits, not -0: JSON.stringify writes its double back the same.
-      let k = c === 45 ? p + 1 : p
-      const d0 = b[k] as number
-      if (d0 === 48) {
-        if (k !== p) return -1
-        k++
-      } else if (d0 >= 49 && d0 <= 57) {
-        const first = k
-        do k++
-        while ((b[k] as number) >= 48 && (b[k] as number) <= 57)
-        if (k - first > 15) return -1
-      } else return -1
-      const next = b[k] as number
-      if (next === 46 || next === 101 || next === 69 || (next >= 48 && next <= 57)) return -1
-      if (field >= 0) {
-        if (field < F_END_MEMBER) return -1
-        endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = Number(latin1(b, p, k))
-      }
-      while (p < k) out[o++] = b[p++] as number
-    } else {
-      // true, false or null.
-      const n =
-        c === 116 && b[p + 1] === 114 && b[p + 2] === 117 && b[p + 3] === 101
-          ? 4
-          : c === 102 && b[p + 1] === 97 && b[p + 2] === 108 && b[p + 3] === 115 && b[p + 4] === 101
-            ? 5
-            : c === 110 && b[p + 1] === 117 && b[p + 2] === 108 && b[p + 3] === 108
-              ? 4
-              : 0
-      if (n === 0) return -1
-      if (field >= 0) {
-        const f = fields as TxnFields
-        if (c === 110 && field === F_END_INFO) f.block_end_info = null
-        else if (c === 110 && field === F_NONCE) f.replay_protection_nonce = null
-        else if (c !== 110 && field >= F_END_MEMBER) endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = c === 116
-        else return -1
-      }
-      for (let k = 0; k < n; k++) out[o++] = b[p++] as number
-    }
-    // After a value: a comma and the next member, or the end of containers.
+  /**
+   * Packs the JSON object at `b[p]` (the opening brace) into `out` from `o`, and returns the
+   * position in `b` just past it; `end` is where the record ends in `out`. Returns -1, with
+   * `out` past `o` left undefined, when the bytes there are not a JSON object that `JSON.stringify`
+   * of its `JSON.parse` would write back byte for byte apart from whitespace between tokens: an
+   * escape `JSON.stringify` would not write, a number that is not an integer of up to 15 digits
+   * (or is `-0`), a repeated key, a key that starts with a digit (an array index, which an object
+   * puts first), a key with an escape or whitespace before its colon, nesting deeper than 256, an
+   * object of more than 64 keys outside the dictionary, or invalid JSON. The bytes must be valid UTF-8 (`isUtf8`), which
+   * this does not check.
+   *
+   * With `fields`, also reads the transaction fields the ledger checks into it; a read field whose
+   * value is not of the kind the block scanner keeps (a string without escapes; `null` for the nonce
+   * and the block end info; an object for the payload and the block end info; `true`, `false` or an
+   * integer for the block end info's members) also gives -1, so that a caller can leave such text
+   * to the full parser.
+   *
+   * The record is at most one byte longer than the text (the `0x04` mark), so `out` needs that
+   * much room.
+   */
+  pack(b: Buffer, p: number, out: Uint8Array, o: number, fields: TxnFields | null): number {
+    if (b[p] !== 123) return -1
+    const kinds = this.#kinds
+    const roles = this.#roles
+    const keyBase = this.#keyBase
+    const seenEntries = this.#seenEntries
+    this.#nonAscii = false
+    let depth = 0
+    this.#keyTop = 0
+    /** Field id the value at `p` is read into, or -1. */
+    let field = -1
     for (;;) {
-      if (depth === 0) {
-        if (nonAscii) out[o++] = NON_ASCII
-        packedEnd = o
-        return p
-      }
-      p = skipWs(b, p)
-      const d = b[p]
-      const top = kinds[depth - 1] as number
-      if (d === 44) {
+      // A value starts at p (whitespace before it skipped).
+      const c = b[p] as number
+      if (c === 34) {
+        p = this.#string(b, p, out, o, field, fields)
+        if (p < 0) return -1
+        o = this.end
+      } else if (c === 123 || c === 91) {
+        let role = NONE
+        if (field >= 0) {
+          if (c !== 123 || (field !== F_PAYLOAD && field !== F_END_INFO)) return -1
+          const f = fields as TxnFields
+          if (field === F_PAYLOAD) {
+            f.payload = { type: undefined, function: undefined }
+            role = PAYLOAD
+          } else {
+            f.block_end_info = {}
+            role = END_INFO
+          }
+        } else if (depth === 0 && fields !== null) role = TXN
+        out[o++] = c
         p = skipWs(b, p + 1)
-        // The comma is written here and taken back by packKey when the key becomes a token.
-        out[o++] = 44
-        field = -1
-        if (top === 123) {
-          p = packKey(b, p, out, o, depth - 1, keyBase[depth - 1] as number)
-          if (p < 0) return -1
-          o = packedEnd
-          const role = roles[depth - 1] as number
-          if (role !== NONE && lastEntry >= 0) field = (FIELD_OF[role] as Int8Array)[lastEntry] as number
+        const close = c + 2 // } and ] follow { and [ by two
+        if (b[p] === close) {
+          out[o++] = close
+          p++
+        } else {
+          if (depth === MAX_DEPTH) return -1
+          kinds[depth] = c
+          roles[depth] = role
+          keyBase[depth] = this.#keyTop
+          seenEntries[depth << 2] = 0
+          seenEntries[(depth << 2) | 1] = 0
+          seenEntries[(depth << 2) | 2] = 0
+          seenEntries[(depth << 2) | 3] = 0
+          depth++
+          field = -1
+          if (c === 123) {
+            p = this.#key(b, p, out, o, depth - 1, this.#keyTop)
+            if (p < 0) return -1
+            o = this.end
+            if (role !== NONE && this.#lastEntry >= 0) field = (FIELD_OF[role] as Int8Array)[this.#lastEntry] as number
+          }
+          continue
         }
-        break
+      } else if (c === 45 || (c >= 48 && c <= 57)) {
+        // An integer of up to 15 digits, not -0: JSON.stringify writes its double back the same.
+        const k = canonicalIntegerEnd(b, p)
+        if (k < 0) return -1
+        if (field >= 0) {
+          if (field < F_END_MEMBER) return -1
+          endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = Number(latin1(b, p, k))
+        }
+        while (p < k) out[o++] = b[p++] as number
+      } else {
+        // true, false or null.
+        const n =
+          c === 116 && b[p + 1] === 114 && b[p + 2] === 117 && b[p + 3] === 101
+            ? 4
+            : c === 102 && b[p + 1] === 97 && b[p + 2] === 108 && b[p + 3] === 115 && b[p + 4] === 101
+              ? 5
+              : c === 110 && b[p + 1] === 117 && b[p + 2] === 108 && b[p + 3] === 108
+                ? 4
+                : 0
+        if (n === 0) return -1
+        if (field >= 0) {
+          const f = fields as TxnFields
+          if (c === 110 && field === F_END_INFO) f.block_end_info = null
+          else if (c === 110 && field === F_NONCE) f.replay_protection_nonce = null
+          else if (c !== 110 && field >= F_END_MEMBER) endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = c === 116
+          else return -1
+        }
+        for (let k = 0; k < n; k++) out[o++] = b[p++] as number
       }
-      if (d !== top + 2) return -1
-      out[o++] = d
-      p++
-      depth--
-      keyTop = keyBase[depth] as number
+      // After a value: a comma and the next member, or the end of containers.
+      for (;;) {
+        if (depth === 0) {
+          if (this.#nonAscii) out[o++] = NON_ASCII
+          this.end = o
+          return p
+        }
+        p = skipWs(b, p)
+        const d = b[p]
+        const top = kinds[depth - 1] as number
+        if (d === 44) {
+          p = skipWs(b, p + 1)
+          // The comma is written here and taken back by packKey when the key becomes a token.
+          out[o++] = 44
+          field = -1
+          if (top === 123) {
+            p = this.#key(b, p, out, o, depth - 1, keyBase[depth - 1] as number)
+            if (p < 0) return -1
+            o = this.end
+            const role = roles[depth - 1] as number
+            if (role !== NONE && this.#lastEntry >= 0) field = (FIELD_OF[role] as Int8Array)[this.#lastEntry] as number
+          }
+          break
+        }
+        if (d !== top + 2) return -1
+        out[o++] = d
+        p++
+        depth--
+        this.#keyTop = keyBase[depth] as number
+      }
     }
   }
-}
 
-function endInfoOf(fields: TxnFields | null): Record<string, boolean | number> {
-  return (fields as TxnFields).block_end_info as Record<string, boolean | number>
-}
+  /**
+   * The key at `b[p]` and its colon, written at `out[o]` (a comma just before it, if any, is
+   * `out[o − 1]`), in the object at nesting `d` whose other keys' hashes are at
+   * `#keyHashes[base, #keyTop)`; returns the position of its value (whitespace skipped), with
+   * `end` past what was written, or -1 (a repeated key among others).
+   */
+  #key(b: Buffer, p: number, out: Uint8Array, o: number, d: number, base: number): number {
+    if (b[p] !== 34) return -1
+    const first = b[p + 1] as number
+    if (first >= 48 && first <= 57) return -1
+    // A dictionary key's bytes end with its closing quote and colon, so a match is the whole key,
+    // as the scan below would have read it.
+    const entry = dictionaryKeyAt(b, p)
+    let j = p + 1
+    let end: number
+    if (entry >= 0) end = p + (ENTRIES[entry] as Uint8Array).length
+    else {
+      for (;;) {
+        const c = b[j] as number
+        if (c === 34) break
+        if (c === 92 || !(c >= 32)) return -1
+        if (c >= 128) this.#nonAscii = true
+        j++
+      }
+      if (b[j + 1] !== 58) return -1
+      // Not a dictionary key (`dictionaryKeyAt` would have matched it), so entry stays -1.
+      end = j + 2
+    }
+    this.#lastEntry = entry
+    if (entry >= 0) {
+      // A dictionary key is seen once per object: one bit of the object's mask.
+      const seenEntries = this.#seenEntries
+      const word = (d << 2) | (entry >> 5)
+      const bit = 1 << (entry & 31)
+      if (((seenEntries[word] as number) & bit) !== 0) return -1
+      seenEntries[word] = (seenEntries[word] as number) | bit
+      // A key token after a value stands for `,"key":`: the decoder puts the comma back.
+      if (out[o - 1] === 44) o--
+      out[o++] = 128 + entry
+    } else {
+      // Other keys by hash: equal hashes may be different keys, and keeping such a text raw costs only space.
+      const keyHashes = this.#keyHashes
+      if (this.#keyTop - base >= MAX_KEYS) return -1
+      let h = 0
+      for (let k = p + 1; k < j; k++) h = (Math.imul(h, 31) + (b[k] as number)) | 0
+      for (let k = base; k < this.#keyTop; k++) if (keyHashes[k] === h) return -1
+      keyHashes[this.#keyTop++] = h
+      for (let k = p; k < end; k++) out[o++] = b[k] as number
+    }
+    this.end = o
+    return skipWs(b, end)
+  }
 
-/** Past JSON whitespace (space, tab, LF, CR). */
-function skipWs(b: Uint8Array, p: number): number {
-  let c = b[p]
-  while (c === 32 || c === 9 || c === 10 || c === 13) c = b[++p]
-  return p
-}
-
-/** Whether the record being packed copies a byte from 0x80 up (in a string): it then ends in `NON_ASCII`. */
-let nonAscii = false
-
-/** Dictionary entry of the key `packKey` read last, or -1. */
-let lastEntry = -1
-
-/**
- * The key at `b[p]` and its colon, written at `out[o]` (a comma just before it, if any, is
- * `out[o − 1]`), in the object at nesting `d` whose other keys' hashes are at
- * `keyHashes[base, keyTop)`; returns the position of its value (whitespace skipped), with
- * `packedEnd` past what was written, or -1 (a repeated key among others).
- */
-function packKey(b: Buffer, p: number, out: Uint8Array, o: number, d: number, base: number): number {
-  if (b[p] !== 34) return -1
-  const first = b[p + 1] as number
-  if (first >= 48 && first <= 57) return -1
-  // A dictionary key's bytes end with its closing quote and colon, so a match is the whole key,
-  // as the scan below would have read it.
-  const entry = dictionaryKeyAt(b, p)
-  let j = p + 1
-  let end: number
-  if (entry >= 0) end = p + (ENTRIES[entry] as Uint8Array).length
-  else {
+  /**
+   * A string value at `b[p]`, written at `out[o]`: a hex or decimal token, a dictionary value or
+   * copied whole; read into `field` of `fields` when `field >= 0`. Returns the position past it
+   * (`end` past what was written), or -1 for an escape `JSON.stringify` would not write, a
+   * raw control character, or a read field that takes no string or holds an escape.
+   */
+  #string(b: Buffer, p: number, out: Uint8Array, o: number, field: number, fields: TxnFields | null): number {
+    if (field >= 0 && !takesString(field)) return -1
+    if (b[p + 1] === 48 && b[p + 2] === 120) {
+      // Hex in one pass: pairs are packed as they are read, and the token is given up (the string
+      // copied below) if a byte is not a lowercase hex digit before the closing quote.
+      let k = p + 3
+      let w = o + 3
+      for (;;) {
+        const v = hexPair[((b[k] as number) << 8) | (b[k + 1] as number)] as number
+        if (v < 0) {
+          const hi = hexValue[b[k] as number] as number
+          if (hi >= 0) {
+            out[w++] = hi
+            k++
+          }
+          break
+        }
+        out[w++] = v
+        k += 2
+      }
+      const count = k - p - 3
+      if (b[k] === 34 && count >= MIN_HEX_DIGITS && count < 1 << 14) {
+        out[o] = HEX
+        out[o + 1] = (count & 127) | 128
+        out[o + 2] = count >> 7
+        this.end = w
+        if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, k))
+        return k + 1
+      }
+    }
+    // The string is copied as it is scanned; a token found at its end is written over the copy.
+    let j = p + 1
+    let w = o
+    out[w++] = 34
+    let escaped = false
     for (;;) {
       const c = b[j] as number
       if (c === 34) break
-      if (c === 92 || !(c >= 32)) return -1
-      if (c >= 128) nonAscii = true
-      j++
+      if (c === 92) {
+        // Only the escapes JSON.stringify writes, copied as they are.
+        const e = stringifyEscapeEnd(b, j)
+        if (e < 0) return -1
+        while (j < e) out[w++] = b[j++] as number
+        escaped = true
+      } else if (!(c >= 32)) return -1
+      else {
+        if (c >= 128) this.#nonAscii = true
+        out[w++] = c
+        j++
+      }
     }
-    if (b[j + 1] !== 58) return -1
-    // Not a dictionary key (`dictionaryKeyAt` would have matched it), so entry stays -1.
-    end = j + 2
-  }
-  lastEntry = entry
-  if (entry >= 0) {
-    // A dictionary key is seen once per object: one bit of the object's mask.
-    const word = (d << 2) | (entry >> 5)
-    const bit = 1 << (entry & 31)
-    if (((seenEntries[word] as number) & bit) !== 0) return -1
-    seenEntries[word] = (seenEntries[word] as number) | bit
-    // A key token after a value stands for `,"key":`: the decoder puts the comma back.
-    if (out[o - 1] === 44) o--
-    out[o++] = 128 + entry
-  } else {
-    // Other keys by hash: equal hashes may be different keys, and keeping such a text raw costs only space.
-    if (keyTop - base >= MAX_KEYS) return -1
-    let h = 0
-    for (let k = p + 1; k < j; k++) h = (Math.imul(h, 31) + (b[k] as number)) | 0
-    for (let k = base; k < keyTop; k++) if (keyHashes[k] === h) return -1
-    keyHashes[keyTop++] = h
-    for (let k = p; k < end; k++) out[o++] = b[k] as number
-  }
-  packedEnd = o
-  return skipWs(b, end)
-}
-
-/** Whether `field` takes a string value. */
-function takesString(field: number): boolean {
-  return field < F_PAYLOAD || field === F_PAYLOAD_TYPE || field === F_PAYLOAD_FUNCTION
-}
-
-/**
- * A string value at `b[p]`, written at `out[o]`: a hex or decimal token, a dictionary value or
- * copied whole; read into `field` of `fields` when `field >= 0`. Returns the position past it
- * (`packedEnd` past what was written), or -1 for an escape `JSON.stringify` would not write, a
- * raw control character, or a read field that takes no string or holds an escape.
- */
-function packString(b: Buffer, p: number, out: Uint8Array, o: number, field: number, fields: TxnFields | null): number {
-  if (field >= 0 && !takesString(field)) return -1
-  if (b[p + 1] === 48 && b[p + 2] === 120) {
-    // Hex in one pass: pairs are packed as they are read, and the token is given up (the string
-    // copied below) if a byte is not a lowercase hex digit before the closing quote.
-    let k = p + 3
-    let w = o + 3
-    for (;;) {
-      const v = hexPair[((b[k] as number) << 8) | (b[k + 1] as number)] as number
-      if (v < 0) {
-        const hi = hexValue[b[k] as number] as number
-        if (hi >= 0) {
-          out[w++] = hi
-          k++
+    out[w++] = 34
+    if (escaped) {
+      if (field >= 0) return -1
+    } else {
+      const n = j - p - 1
+      // A canonical decimal up to 2^53 − 1.
+      if (n > 0 && n <= 16 && (n === 1 || b[p + 1] !== 48)) {
+        let v = 0
+        let k = p + 1
+        for (; k < j; k++) {
+          const d = (b[k] as number) - 48
+          if (!(d >= 0 && d <= 9)) break
+          v = v * 10 + d
         }
-        break
-      }
-      out[w++] = v
-      k += 2
-    }
-    const count = k - p - 3
-    if (b[k] === 34 && count >= MIN_HEX_DIGITS && count < 1 << 14) {
-      out[o] = HEX
-      out[o + 1] = (count & 127) | 128
-      out[o + 2] = count >> 7
-      packedEnd = w
-      if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, k))
-      return k + 1
-    }
-  }
-  // The string is copied as it is scanned; a token found at its end is written over the copy.
-  let j = p + 1
-  let w = o
-  out[w++] = 34
-  let escaped = false
-  for (;;) {
-    const c = b[j] as number
-    if (c === 34) break
-    if (c === 92) {
-      const e = b[j + 1] as number
-      if (SHORT_ESCAPE[e] === 1) {
-        out[w++] = 92
-        out[w++] = e
-        j += 2
-      } else if (e === 117) {
-        // \u00xx for a control character without a short escape, lowercase: as JSON.stringify writes it.
-        if (b[j + 2] !== 48 || b[j + 3] !== 48) return -1
-        const hi = b[j + 4] as number
-        const lo = hexValue[b[j + 5] as number] as number
-        if ((hi !== 48 && hi !== 49) || lo < 0) return -1
-        const v = (hi - 48) * 16 + lo
-        if (v === 8 || v === 9 || v === 10 || v === 12 || v === 13) return -1
-        for (let k = j; k < j + 6; k++) out[w++] = b[k] as number
-        j += 6
-      } else return -1
-      escaped = true
-    } else if (!(c >= 32)) return -1
-    else {
-      if (c >= 128) nonAscii = true
-      out[w++] = c
-      j++
-    }
-  }
-  out[w++] = 34
-  if (escaped) {
-    if (field >= 0) return -1
-  } else {
-    const n = j - p - 1
-    // A canonical decimal up to 2^53 − 1.
-    if (n > 0 && n <= 16 && (n === 1 || b[p + 1] !== 48)) {
-      let v = 0
-      let k = p + 1
-      for (; k < j; k++) {
-        const d = (b[k] as number) - 48
-        if (!(d >= 0 && d <= 9)) break
-        v = v * 10 + d
-      }
-      // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
-      if (k === j && v <= Number.MAX_SAFE_INTEGER) {
-        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
-        if (field >= 0) putString(fields as TxnFields, field, String(v))
-        out[o++] = DECIMAL
-        while (v >= 128) {
-          out[o++] = (v % 128) | 128
-          v = Math.floor(v / 128)
+        // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
+        if (k === j && v <= Number.MAX_SAFE_INTEGER) {
+          // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
+          if (field >= 0) putString(fields as TxnFields, field, String(v))
+          out[o++] = DECIMAL
+          while (v >= 128) {
+            out[o++] = (v % 128) | 128
+            v = Math.floor(v / 128)
+          }
+          out[o++] = v
+          this.end = o
+          return j + 1
         }
-        out[o++] = v
-        packedEnd = o
-        return j + 1
       }
-    }
-    if (n + 2 <= LONGEST_ENTRY) {
-      const entry = lookup(b, p, j + 1)
-      if (entry >= 0) {
-        if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
-        out[o++] = 128 + entry
-        packedEnd = o
-        return j + 1
+      if (n + 2 <= LONGEST_ENTRY) {
+        const entry = lookup(b, p, j + 1)
+        if (entry >= 0) {
+          if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
+          out[o++] = 128 + entry
+          this.end = o
+          return j + 1
+        }
       }
+      if (field >= 0) putString(fields as TxnFields, field, utf8(b, p + 1, j))
     }
-    if (field >= 0) putString(fields as TxnFields, field, utf8(b, p + 1, j))
+    this.end = w
+    return j + 1
   }
-  packedEnd = w
-  return j + 1
-}
 
-/** Scratch of `packText`. */
-let textScratch = Buffer.allocUnsafe(1 << 16)
-
-/**
- * The record of a transaction's JSON text as `JSON.stringify` wrote it: packed, or kept whole
- * after a `0x03` when the packer does not take it. A view of a scratch buffer, valid until the
- * next call.
- */
-export function packText(text: string): Buffer {
-  const bytes = Buffer.from(text, 'utf8')
-  if (textScratch.length < bytes.length + 1) textScratch = Buffer.allocUnsafe(Math.max(textScratch.length * 2, bytes.length + 1))
-  const end = packTransaction(bytes, 0, textScratch, 0, null)
-  if (end === bytes.length) return textScratch.subarray(0, packedEnd)
-  textScratch[0] = RAW
-  bytes.copy(textScratch, 1)
-  return textScratch.subarray(0, bytes.length + 1)
+  /**
+   * The record of a transaction's JSON text as `JSON.stringify` wrote it: packed, or kept whole
+   * after a `0x03` when the packer does not take it. A view of the packer's scratch buffer, valid
+   * until its next call.
+   */
+  packText(text: string): Buffer {
+    const bytes = Buffer.from(text, 'utf8')
+    if (this.#scratch.length < bytes.length + 1) this.#scratch = Buffer.allocUnsafe(Math.max(this.#scratch.length * 2, bytes.length + 1))
+    const scratch = this.#scratch
+    if (this.pack(bytes, 0, scratch, 0, null) === bytes.length) return scratch.subarray(0, this.end)
+    scratch[0] = RAW
+    bytes.copy(scratch, 1)
+    return scratch.subarray(0, bytes.length + 1)
+  }
 }

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import { stringStop } from './json-scan.js'
+import { canonicalIntegerEnd, JsonReader, stringifyEscapeEnd } from './json-bytes.js'
 
 /** Objects with more keys than this are not checked for repeats (quadratic): reported not canonical. */
 const MAX_KEYS = 64
@@ -14,10 +14,13 @@ const MAX_KEYS = 64
  * the caller then writes `JSON.stringify(JSON.parse(text))`, so being conservative costs time,
  * never bytes. Lets bulk ingest store a transaction's bytes as the line has them.
  *
+ * `reader` reads `b` four bytes at a time: the block scanner's, when `b` is the line it scanned.
+ *
  * Law (test/ledger/canonical-json.prop.test.ts): `true` implies the bytes equal that
  * re-serialization. O(bytes), plus O(k²) key comparisons for an object of k ≤ 64 keys.
  */
-export function isCanonicalJson(b: Uint8Array, start: number, end: number): boolean {
+export function isCanonicalJson(b: Uint8Array, start: number, end: number, reader: JsonReader = new JsonReader()): boolean {
+  const r = reader.at(b)
   // Per open object: where its keys start (key i of the innermost object is keys[base + i]).
   const keyStarts: number[] = []
   const keyEnds: number[] = []
@@ -34,26 +37,13 @@ export function isCanonicalJson(b: Uint8Array, start: number, end: number): bool
       for (;;) {
         // Straight to the next quote, backslash or control byte (four bytes a step); bytes
         // from 0x80 up are left to the UTF-8 check at the end.
-        p = stringStop(b, p)
+        p = r.stringStop(p)
         if (p >= end) return false
         const d = b[p] as number
         if (d === 34) break
         if (d === 92) {
-          const e = b[p + 1] as number
-          if (e === 117) {
-            // \u00xx, lowercase, only for control characters without a short escape.
-            if (b[p + 2] !== 48 || b[p + 3] !== 48) return false
-            const hi = b[p + 4] as number
-            const lo = b[p + 5] as number
-            const loValue = lo >= 48 && lo <= 57 ? lo - 48 : lo >= 97 && lo <= 102 ? lo - 87 : -1
-            if ((hi !== 48 && hi !== 49) || loValue < 0) return false
-            const code = (hi - 48) * 16 + loValue
-            if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return false
-            p += 6
-            continue
-          }
-          if (e !== 34 && e !== 92 && e !== 98 && e !== 102 && e !== 110 && e !== 114 && e !== 116) return false
-          p += 2
+          p = stringifyEscapeEnd(b, p)
+          if (p < 0) return false
           continue
         }
         // A raw control byte.
@@ -82,13 +72,8 @@ export function isCanonicalJson(b: Uint8Array, start: number, end: number): bool
     } else if (c === 44) {
       expectKey = inObject[inObject.length - 1] === 1
     } else if (c === 45 || (c >= 48 && c <= 57)) {
-      const s = c === 45 ? p + 1 : p
-      let q = s
-      while (q < end && (b[q] as number) >= 48 && (b[q] as number) <= 57) q++
-      const digits = q - s
-      if (digits === 0 || digits > 15 || (digits > 1 && b[s] === 48) || (c === 45 && digits === 1 && b[s] === 48)) return false
-      const next = b[q]
-      if (next === 46 || next === 101 || next === 69) return false
+      const q = canonicalIntegerEnd(b, p)
+      if (q < 0 || q > end) return false
       p = q
       continue
     } else if (c !== 58 && c !== 116 && c !== 102 && c !== 110 && !(c >= 97 && c <= 122)) {

@@ -7,13 +7,13 @@
  * reader waits instead of filling memory.
  */
 import { open } from 'node:fs/promises'
-import { parentPort } from 'node:worker_threads'
+import { parentPort, type MessagePort } from 'node:worker_threads'
 import { BlockBatchWriter, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from '../store/errors.js'
 import { IngestBatchWriter, type IngestBatch } from '../ingest/ingest-batch.js'
 import { ingestBlockOfLine } from '../ingest/ingest-block.js'
 import { readLineBytes } from '../read/lines.js'
-import { blockOfLine } from '../read/block-scanner.js'
+import { BlockScanner } from '../read/block-scanner.js'
 import { chunkRange, readRange } from '../read/file-range.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
 
@@ -31,11 +31,11 @@ interface Batcher {
   take(): { batch: BlockBatch | IngestBatch; transfer: ArrayBuffer[] }
 }
 
-function batcher(mode: ScanMode, file: string): Batcher {
+function batcher(mode: ScanMode, file: string, scanner: BlockScanner): Batcher {
   if (mode.kind === 'ingest') {
     const w = new IngestBatchWriter()
     return {
-      add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions)),
+      add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions, scanner)),
       get count() {
         return w.count
       },
@@ -45,7 +45,7 @@ function batcher(mode: ScanMode, file: string): Batcher {
   }
   const w = new BlockBatchWriter()
   return {
-    add: (line, bytes) => w.add(line, blockOfLine(file, line, bytes)),
+    add: (line, bytes) => w.add(line, scanner.blockOfLine(file, line, bytes)),
     get count() {
       return w.count
     },
@@ -54,91 +54,106 @@ function batcher(mode: ScanMode, file: string): Batcher {
   }
 }
 
+/**
+ * One worker's state: the job it runs (-1 for none), the batches it may still send, and the
+ * wait for a credit. A worker runs one job at a time; a new job replaces a cancelled one.
+ */
+class ScanWorker {
+  readonly #port: MessagePort
+  /** One scanner for every line this worker reads: it learns the keys of the node's JSON. */
+  readonly #scanner = new BlockScanner()
+  #job = -1
+  #credit = 0
+  #granted: (() => void) | undefined
+
+  constructor(port: MessagePort) {
+    this.#port = port
+    port.on('message', (m: ToWorker) => this.#receive(m))
+  }
+
+  #post(message: ToMain, transfer: ArrayBuffer[] = []): void {
+    this.#port.postMessage(message, transfer)
+  }
+
+  #receive(m: ToWorker): void {
+    if (m.type === 'credit') {
+      if (m.job !== this.#job) return
+      this.#credit++
+      this.#granted?.()
+      this.#granted = undefined
+    } else if (m.type === 'cancel') {
+      if (m.job === this.#job) this.#job = -1
+      this.#granted?.()
+      this.#granted = undefined
+    } else {
+      this.#job = m.job
+      this.#credit = m.credit
+      void this.#run(m).catch((error: unknown) => {
+        if (this.#job === m.job) this.#post({ type: 'error', job: m.job, chunk: -1, line: 0, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
+      })
+    }
+  }
+
+  /** Waits until a batch may be sent; false when the job was cancelled meanwhile. */
+  async #mayPost(id: number): Promise<boolean> {
+    while (this.#job === id && this.#credit === 0) await new Promise<void>((resolve) => (this.#granted = resolve))
+    if (this.#job !== id) return false
+    this.#credit--
+    return true
+  }
+
+  async #run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
+    const fh = await open(m.path, 'r')
+    try {
+      for (let chunk = m.first; chunk < m.chunks; chunk += m.step) {
+        if (this.#job !== m.job) return
+        const { start, end } = await chunkRange(fh, chunk, m.chunkBytes, m.size, m.maxLineBytes)
+        const counted = { newlines: 0, last: 10 }
+        const writer = batcher(m.mode, m.file, this.#scanner)
+        let line = 0
+        try {
+          const lines = readLineBytes(readRange(fh, start, end, counted), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
+          for await (const { number, bytes } of lines) {
+            line = number
+            writer.add(number, bytes)
+            if (writer.full()) {
+              if (!(await this.#mayPost(m.job))) return
+              const { batch, transfer } = writer.take()
+              this.#post({ type: 'batch', job: m.job, chunk, batch }, transfer)
+            }
+          }
+        } catch (error) {
+          // The blocks before the bad line come first, as in a sequential scan.
+          if (writer.count > 0) {
+            if (!(await this.#mayPost(m.job))) return
+            const { batch, transfer } = writer.take()
+            this.#post({ type: 'batch', job: m.job, chunk, batch }, transfer)
+          }
+          if (error instanceof InvalidDataError) {
+            const prefix = `${error.file}:${error.line}: ${error.field}: `
+            this.#post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.message.slice(prefix.length), invalidData: true })
+          } else this.#post({ type: 'error', job: m.job, chunk, line, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
+          // Only this job stops: after a cancel, the main thread may already have handed this
+          // worker its next job, which an unconditional reset would stall for good.
+          if (this.#job === m.job) this.#job = -1
+          return
+        }
+        if (writer.count > 0) {
+          if (!(await this.#mayPost(m.job))) return
+          const { batch, transfer } = writer.take()
+          this.#post({ type: 'batch', job: m.job, chunk, batch }, transfer)
+        }
+        // Lines start after each newline, and at the range's end when the file ends without one.
+        const lines = counted.newlines + (end === m.size && end > start && counted.last !== 10 ? 1 : 0)
+        this.#post({ type: 'chunk-end', job: m.job, chunk, lines })
+      }
+      if (this.#job === m.job) this.#post({ type: 'done', job: m.job })
+    } finally {
+      await fh.close()
+    }
+  }
+}
+
 const port = parentPort
 if (port === null) throw new Error('scan-worker.ts runs as a worker thread')
-
-let job = -1
-let credit = 0
-let granted: (() => void) | undefined
-
-function post(message: ToMain, transfer: ArrayBuffer[] = []): void {
-  ;(port as NonNullable<typeof port>).postMessage(message, transfer)
-}
-
-port.on('message', (m: ToWorker) => {
-  if (m.type === 'credit') {
-    if (m.job !== job) return
-    credit++
-    granted?.()
-    granted = undefined
-  } else if (m.type === 'cancel') {
-    if (m.job === job) job = -1
-    granted?.()
-    granted = undefined
-  } else {
-    job = m.job
-    credit = m.credit
-    void run(m).catch((error: unknown) => {
-      if (job === m.job) post({ type: 'error', job: m.job, chunk: -1, line: 0, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
-    })
-  }
-})
-
-/** Waits until a batch may be sent; false when the job was cancelled meanwhile. */
-async function mayPost(id: number): Promise<boolean> {
-  while (job === id && credit === 0) await new Promise<void>((resolve) => (granted = resolve))
-  if (job !== id) return false
-  credit--
-  return true
-}
-
-async function run(m: Extract<ToWorker, { type: 'job' }>): Promise<void> {
-  const fh = await open(m.path, 'r')
-  try {
-    for (let chunk = m.first; chunk < m.chunks; chunk += m.step) {
-      if (job !== m.job) return
-      const { start, end } = await chunkRange(fh, chunk, m.chunkBytes, m.size, m.maxLineBytes)
-      const counted = { newlines: 0, last: 10 }
-      const writer = batcher(m.mode, m.file)
-      let line = 0
-      try {
-        const lines = readLineBytes(readRange(fh, start, end, counted), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
-        for await (const { number, bytes } of lines) {
-          line = number
-          writer.add(number, bytes)
-          if (writer.full()) {
-            if (!(await mayPost(m.job))) return
-            const { batch, transfer } = writer.take()
-            post({ type: 'batch', job: m.job, chunk, batch }, transfer)
-          }
-        }
-      } catch (error) {
-        // The blocks before the bad line come first, as in a sequential scan.
-        if (writer.count > 0) {
-          if (!(await mayPost(m.job))) return
-          const { batch, transfer } = writer.take()
-          post({ type: 'batch', job: m.job, chunk, batch }, transfer)
-        }
-        if (error instanceof InvalidDataError) {
-          const prefix = `${error.file}:${error.line}: ${error.field}: `
-          post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.message.slice(prefix.length), invalidData: true })
-        } else post({ type: 'error', job: m.job, chunk, line, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
-        // Only this job stops: after a cancel, the main thread may already have handed this
-        // worker its next job, which an unconditional reset would stall for good.
-        if (job === m.job) job = -1
-        return
-      }
-      if (writer.count > 0) {
-        if (!(await mayPost(m.job))) return
-        const { batch, transfer } = writer.take()
-        post({ type: 'batch', job: m.job, chunk, batch }, transfer)
-      }
-      // Lines start after each newline, and at the range's end when the file ends without one.
-      const lines = counted.newlines + (end === m.size && end > start && counted.last !== 10 ? 1 : 0)
-      post({ type: 'chunk-end', job: m.job, chunk, lines })
-    }
-    if (job === m.job) post({ type: 'done', job: m.job })
-  } finally {
-    await fh.close()
-  }
-}
+new ScanWorker(port)
