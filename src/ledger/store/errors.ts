@@ -1,18 +1,31 @@
 import { InvalidBlockError, LedgerGasError } from '../../core/errors.js'
 
 /**
+ * The stable codes of the ledger layer's errors (`LedgerGasError.code`), one per failure mode:
+ * a line of a data file (`InvalidDataError`), a block that does not follow the ledger
+ * (`LedgerContinuityError`), a database that is not a usable ledger or cannot be reached now
+ * (`LedgerDatabaseError`, `LedgerUnavailableError`).
+ */
+export type LedgerErrorCode = 'invalid_data' | 'ledger_continuity' | 'invalid_database' | 'ledger_unavailable'
+
+/**
  * A line of a data file could not be used. The message names the file, the 1-based line and the
- * field, e.g. `chain.jsonl:12: transactions[3].gas_unit_price: must be a u64 …`.
+ * field, e.g. `chain.jsonl:12: transactions[3].gas_unit_price: must be a u64 …`; each part is
+ * also a field of its own, and `cause` is the error the line gave, if any.
  */
 export class InvalidDataError extends LedgerGasError {
+  declare readonly code: 'invalid_data'
   readonly file: string
   readonly line: number
   readonly field: string
-  constructor(file: string, line: number, field: string, message: string, options?: { cause?: unknown }) {
-    super('invalid_data', `${file}:${line}: ${field}: ${message}`, options)
+  /** What is wrong with the field, naming the bad value: the message after `file:line: field: `. */
+  readonly detail: string
+  constructor(file: string, line: number, field: string, detail: string, options?: { cause?: unknown }) {
+    super('invalid_data', `${file}:${line}: ${field}: ${detail}`, options)
     this.file = file
     this.line = line
     this.field = field
+    this.detail = detail
   }
 
   /**
@@ -22,9 +35,7 @@ export class InvalidDataError extends LedgerGasError {
   static at(file: string, line: number, error: unknown): InvalidDataError {
     if (error instanceof InvalidDataError) return error
     if (error instanceof InvalidBlockError || error instanceof BlockContinuityError) {
-      // Both messages read `block N: field: detail`.
-      const detail = error.message.slice(error.message.indexOf(`${error.field}: `) + error.field.length + 2)
-      return new InvalidDataError(file, line, error.field, `block ${error.block}: ${detail}`, { cause: error })
+      return new InvalidDataError(file, line, error.field, `block ${error.block}: ${error.detail}`, { cause: error })
     }
     const message = error instanceof Error ? error.message : String(error)
     return new InvalidDataError(file, line, '(line)', message, { cause: error })
@@ -33,6 +44,7 @@ export class InvalidDataError extends LedgerGasError {
 
 /** A block does not follow the ledger (gap, duplicate, version mismatch) when appended to a store. */
 export class LedgerContinuityError extends LedgerGasError {
+  declare readonly code: 'ledger_continuity'
   constructor(message: string) {
     super('ledger_continuity', message)
   }

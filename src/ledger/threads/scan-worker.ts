@@ -130,8 +130,7 @@ class ScanWorker {
             this.#post({ type: 'batch', job: m.job, chunk, batch }, transfer)
           }
           if (error instanceof InvalidDataError) {
-            const prefix = `${error.file}:${error.line}: ${error.field}: `
-            this.#post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.message.slice(prefix.length), invalidData: true })
+            this.#post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.detail, invalidData: true })
           } else this.#post({ type: 'error', job: m.job, chunk, line, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
           // Only this job stops: after a cancel, the main thread may already have handed this
           // worker its next job, which an unconditional reset would stall for good.
