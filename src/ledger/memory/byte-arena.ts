@@ -7,8 +7,7 @@
  * Chunks are 32 MiB by default: at that size glibc's malloc always maps a chunk on its own
  * (its mmap threshold tops out at 32 MiB), so a chunk's untouched tail costs no RSS and a
  * released chunk goes back to the system at once, instead of sitting in the allocator's heap
- * among the freed read buffers of a load (single runs of bench/memory-store.ts: about 15 MB
- * less RSS on a 154 MB chain than with 1 MiB chunks).
+ * among the freed read buffers of a load (bench/memory-store.ts measures the RSS).
  *
  * @example
  * const at = arena.reserve(n); const end = write(arena.chunk, arena.offset); arena.commit(end)

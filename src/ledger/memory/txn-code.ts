@@ -1,7 +1,7 @@
 /**
  * A lossless byte code for the JSON text of one transaction as `JSON.stringify` writes it, so the
  * memory store keeps transactions in about a third of their JSON's bytes and gives the very same
- * text back without building objects (README, Benchmarks).
+ * text back without building objects (bench/memory-store.ts).
  *
  * Canonical JSON text (what `JSON.stringify` of a parsed value writes: no whitespace, minimal
  * escapes) never holds a byte below 0x20, nor a byte from 0x80 up outside a string, so those

@@ -52,12 +52,9 @@ export const workerRunner: RangeRunner = (job) => {
 }
 
 /**
- * Below this size a file loads on the calling thread. Each worker runs the packer cold (V8
- * compiles it in each thread anew) and, under tsx, spends 0.3 s or more starting: on the 2-core
- * machine of the benchmarks, 2 workers loaded the 14.8 MB sample chain at 0.33x to 0.65x the
- * speed of the calling thread, while a 154 MB chain loaded faster in most rounds (median 1.06x
- * under tsx, 1.23x built, load average 0.1 to 3.2) with 3% to 25% less RSS growth in every
- * round (README, Benchmarks, Memory store).
+ * Below this size a file loads on the calling thread: each worker starts cold (V8 compiles the
+ * packer in each thread anew, and under tsx the loader too), which only a large file repays.
+ * The measured figures behind the threshold are in docs/benchmarks.md (bench/memory-store.ts).
  */
 export const THREADS_FROM_BYTES = 64 << 20
 

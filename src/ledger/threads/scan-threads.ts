@@ -21,24 +21,40 @@ export interface ThreadedScanOptions {
   chunkBytes?: number | undefined
 }
 
-/** Idle workers, kept between scans (unreferenced, so they never keep the process alive). */
-const idle: Worker[] = []
-let nextJob = 1
+/**
+ * The scan workers of this process: idle ones are kept between scans (unreferenced, so they
+ * never keep the process alive), and each scan takes a job number of its own, so that a worker's
+ * late messages for an earlier scan are told apart. Every threaded scan shares `pool`, on purpose:
+ * a worker's start (and its scanner's warm-up) is paid once per process.
+ */
+class ScanPool {
+  readonly #idle: Worker[] = []
+  #nextJob = 1
 
-function takeWorkers(n: number): Worker[] {
-  const workers = idle.splice(0, n)
-  while (workers.length < n) {
-    const w = spawnLedgerWorker('scan-worker')
-    // A worker that dies while idle leaves the pool instead of stalling the next scan.
-    w.on('exit', () => {
-      const at = idle.indexOf(w)
-      if (at !== -1) idle.splice(at, 1)
-    })
-    workers.push(w)
+  /** `n` workers, referenced while they work, and the job number of the scan they serve. */
+  take(n: number): { job: number; workers: Worker[] } {
+    const workers = this.#idle.splice(0, n)
+    while (workers.length < n) {
+      const w = spawnLedgerWorker('scan-worker')
+      // A worker that dies while idle leaves the pool instead of stalling the next scan.
+      w.on('exit', () => {
+        const at = this.#idle.indexOf(w)
+        if (at !== -1) this.#idle.splice(at, 1)
+      })
+      workers.push(w)
+    }
+    for (const w of workers) w.ref()
+    return { job: this.#nextJob++, workers }
   }
-  for (const w of workers) w.ref()
-  return workers
+
+  /** Gives a worker back after its scan, idle. */
+  give(w: Worker): void {
+    w.unref()
+    this.#idle.push(w)
+  }
 }
+
+const pool = new ScanPool()
 
 /** One worker's messages for the running job, in order, awaited one at a time. */
 class Inbox {
@@ -129,8 +145,7 @@ async function* threadedBatches(path: string, options: ThreadedScanOptions, mode
   const chunkBytes = Math.max(1, Math.floor(options.chunkBytes ?? Math.min(16 << 20, Math.max(1 << 20, Math.ceil(size / (threads * 8))))))
   const chunks = Math.ceil(size / chunkBytes)
   const n = Math.min(threads, Math.max(1, chunks))
-  const job = nextJob++
-  const workers = takeWorkers(n)
+  const { job, workers } = pool.take(n)
   const inboxes = workers.map(() => new Inbox())
   const listeners = workers.map((w, i) => {
     const inbox = inboxes[i] as Inbox
@@ -187,8 +202,7 @@ async function* threadedBatches(path: string, options: ThreadedScanOptions, mode
       if (crashed.has(w)) void w.terminate()
       else {
         w.postMessage({ type: 'cancel', job } satisfies ToWorker)
-        w.unref()
-        idle.push(w)
+        pool.give(w)
       }
     }
   }
