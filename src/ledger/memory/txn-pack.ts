@@ -6,7 +6,7 @@
  */
 import { canonicalIntegerEnd, skipWs, stringifyEscapeEnd } from '../read/json-bytes.js'
 import type { TxnFields } from '../read/txn-fields.js'
-import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, F_PAYLOAD_FUNCTION, F_PAYLOAD_TYPE, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
+import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
 import { DECIMAL, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
 /** Shortest hex string worth a token: below that it saves little. */
