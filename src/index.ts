@@ -5,6 +5,7 @@
 export * from './core/index.js'
 export { isSpecialAddress, parseAddress, toShortAddress } from './ledger/store/address.js'
 export { InvalidDataError, LedgerContinuityError } from './ledger/store/errors.js'
+export type { LedgerErrorCode } from './ledger/store/errors.js'
 export type { Line, LineOptions } from './ledger/read/lines.js'
 export { readLines } from './ledger/read/lines.js'
 export type { BlockLine } from './ledger/read/read-blocks.js'

@@ -14,12 +14,12 @@ export const PAYLOAD = 2
 export const END_INFO = 3
 
 /** Field ids: members of `TxnFields`, `payload`'s two, `block_end_info`'s four. */
-export const F_STRING_FIELDS = ['type', 'gas_unit_price', 'gas_used', 'epoch', 'version', 'sender', 'sequence_number', 'replay_protection_nonce'] as const
+const F_STRING_FIELDS = ['type', 'gas_unit_price', 'gas_used', 'epoch', 'version', 'sender', 'sequence_number', 'replay_protection_nonce'] as const
 export const F_NONCE = 7
 export const F_PAYLOAD = 8
 export const F_END_INFO = 9
-export const F_PAYLOAD_TYPE = 10
-export const F_PAYLOAD_FUNCTION = 11
+const F_PAYLOAD_TYPE = 10
+const F_PAYLOAD_FUNCTION = 11
 export const F_END_MEMBER = 12
 export const END_MEMBERS = ['block_gas_limit_reached', 'block_output_limit_reached', 'block_effective_block_gas_units', 'block_approx_output_size']
 
