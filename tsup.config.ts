@@ -11,8 +11,8 @@ const libraryEntries = {
 }
 
 export default defineConfig({
-  // The scan and load workers are entries of their own: worker threads load them by path (src/ledger/ledger-worker.ts).
-  entry: { ...libraryEntries, 'cli/main': 'src/cli/main.ts', 'ledger/scan-worker': 'src/ledger/scan-worker.ts', 'ledger/load-worker': 'src/ledger/load-worker.ts' },
+  // The scan and load workers are entries of their own: worker threads load them by path (src/ledger/threads/ledger-worker.ts).
+  entry: { ...libraryEntries, 'cli/main': 'src/cli/main.ts', 'ledger/scan-worker': 'src/ledger/threads/scan-worker.ts', 'ledger/load-worker': 'src/ledger/threads/load-worker.ts' },
   format: ['esm'],
   target: 'node20',
   dts: { entry: libraryEntries },

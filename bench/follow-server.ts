@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer } from '../src/api/index.js'
 import { MemoryStore } from '../src/ledger/memory-store.js'
-import type { BlockJson } from '../src/ledger/types.js'
+import type { BlockJson } from '../src/ledger/store/types.js'
 
 const [chain, initialArg] = process.argv.slice(2) as [string, string]
 const lines = readFileSync(chain, 'utf8').split('\n').filter((l) => l.length > 0)

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createEstimator } from '../src/core/index.js'
 import { followNode } from '../src/follow/index.js'
-import { parseBlockJson } from '../src/ledger/parse-block.js'
+import { parseBlockJson } from '../src/ledger/store/parse-block.js'
 import { median } from './median.js'
 
 const here = dirname(fileURLToPath(import.meta.url))

@@ -9,8 +9,8 @@ import { createServer as createHttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createServer } from '../src/api/index.js'
 import { MemoryStore } from '../src/ledger/memory-store.js'
-import { SqliteStore } from '../src/ledger/sqlite-store.js'
-import type { LedgerStore } from '../src/ledger/store.js'
+import { SqliteStore } from '../src/ledger/sqlite/sqlite-store.js'
+import type { LedgerStore } from '../src/ledger/store/store.js'
 
 const [kind, arg, extra] = process.argv.slice(2) as [string, string, string | undefined]
 /** Further `createServer` options as JSON (the pipelining bench turns the connection gate off with it). */

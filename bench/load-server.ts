@@ -6,8 +6,8 @@
  */
 import { createServer } from '../src/api/index.js'
 import { MemoryStore } from '../src/ledger/memory-store.js'
-import { SqliteStore } from '../src/ledger/sqlite-store.js'
-import type { LedgerStore } from '../src/ledger/store.js'
+import { SqliteStore } from '../src/ledger/sqlite/sqlite-store.js'
+import type { LedgerStore } from '../src/ledger/store/store.js'
 
 const [kind, arg] = process.argv.slice(2) as [string, string]
 

@@ -21,9 +21,9 @@ import { connect, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { parseAddress } from '../src/ledger/address.js'
-import { readJsonLines } from '../src/ledger/json-lines.js'
-import type { BlockJson } from '../src/ledger/types.js'
+import { parseAddress } from '../src/ledger/store/address.js'
+import { readJsonLines } from '../src/ledger/read/json-lines.js'
+import type { BlockJson } from '../src/ledger/store/types.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({

@@ -10,13 +10,15 @@
  * SRC_DIR is the `src` tree to load the stores from: this checkout's, or the baseline commit's
  * (bench/baseline.ts), so both run the same harness.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 const [task, srcDir, file, url] = process.argv.slice(2) as [string, string, string, string | undefined]
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(srcDir, path)).href)) as T
+/** A module of this checkout or the baseline's, which kept the stores at the top of src/ledger: the first path that exists. */
+const loadFirst = async <T>(...paths: string[]): Promise<T> => load<T>(paths.find((p) => existsSync(join(srcDir, p))) ?? (paths[0] as string))
 const cpuMs = () => {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
@@ -31,7 +33,7 @@ interface IngestModule {
 
 const bytes = statSync(file).size
 const { ingestJsonLines } = await load<IngestModule>('ledger/ingest.ts')
-const { SqliteStore } = await load<{ SqliteStore: { open(path: string): Store } }>('ledger/sqlite-store.ts')
+const { SqliteStore } = await loadFirst<{ SqliteStore: { open(path: string): Store } }>('ledger/sqlite/sqlite-store.ts', 'ledger/sqlite-store.ts')
 
 /**
  * A worker thread started under tsx spends 0.3 to 1 s registering the loader and compiling the
@@ -68,7 +70,7 @@ if (task === 'sqlite-ingest' || task === 'sqlite-ingest-threads') {
     rmSync(dir, { recursive: true, force: true })
   }
 } else if ((task === 'pg-ingest' || task === 'pg-ingest-threads') && url !== undefined) {
-  const { PgStore } = await load<{ PgStore: { open(url: string): Promise<Store> } }>('ledger/pg-store.ts')
+  const { PgStore } = await loadFirst<{ PgStore: { open(url: string): Promise<Store> } }>('ledger/postgres/pg-store.ts', 'ledger/pg-store.ts')
   const c0 = cpuMs()
   const t0 = performance.now()
   const store = await PgStore.open(url)

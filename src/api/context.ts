@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
+import type { LedgerInfo, LedgerStore } from '../ledger/store/store.js'
 import type { EstimateFeed, FeedView } from '../service/estimate-feed.js'
 import { ApiError } from './plumbing/errors.js'
 import type { LedgerHeaders } from './ledger-headers.js'

@@ -1,5 +1,5 @@
 import { InvalidConfigError } from '../core/errors.js'
-import type { LedgerInfo } from '../ledger/store.js'
+import type { LedgerInfo } from '../ledger/store/store.js'
 
 /** Suffixes of the seven required ledger headers (spec §2.7), in the spec's order. */
 export const LEDGER_HEADER_SUFFIXES = [

@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify'
 import { parseU64 } from '../core/u64.js'
-import { parseAddress } from '../ledger/address.js'
+import { parseAddress } from '../ledger/store/address.js'
 import { ApiError } from './plumbing/errors.js'
 import type { Schema } from './schema/ref.js'
 

@@ -1,9 +1,9 @@
 import type { U64 } from '../core/u64.js'
 import { LedgerGasError } from '../core/errors.js'
-import { isPostgresUrl, redactUrl } from '../ledger/pg-connection.js'
-import { PgStore } from '../ledger/pg-store.js'
-import { SqliteStore } from '../ledger/sqlite-store.js'
-import type { BatchAppendStore, LedgerStore } from '../ledger/store.js'
+import { isPostgresUrl, redactUrl } from '../ledger/postgres/pg-connection.js'
+import { PgStore } from '../ledger/postgres/pg-store.js'
+import { SqliteStore } from '../ledger/sqlite/sqlite-store.js'
+import type { BatchAppendStore, LedgerStore } from '../ledger/store/store.js'
 import { UsageError } from './errors.js'
 import { checkInput } from './paths.js'
 

@@ -3,45 +3,14 @@ import { NodeUnavailableError } from '../follow/errors.js'
 import { formatFollowEvent } from '../follow/events.js'
 import { ingestFromNode } from '../follow/ingest-node.js'
 import { sleep } from '../follow/sleep.js'
-import { LedgerUnavailableError } from '../ledger/database-error.js'
+import { LedgerUnavailableError } from '../ledger/store/database-error.js'
 import { MemoryStore, type MemoryLoadOptions } from '../ledger/memory-store.js'
-import type { BatchAppendResult, BatchAppendStore, LedgerStore } from '../ledger/store.js'
-import type { BlockJson } from '../ledger/types.js'
+import type { BatchAppendStore } from '../ledger/store/store.js'
 import { UsageError } from './errors.js'
 import { openLedger, type OpenedLedger } from './open-store.js'
 
 /** How long `serve --follow` waits before following again after the node or the database was unreachable. */
 const REFOLLOW_MS = 5000
-
-/** A store without `appendBlocks` (the memory store) as a `BatchAppendStore`: one block at a time, stopping at the first refusal. */
-function batched(store: LedgerStore & { maxBlockTransactions: number }, path: string): BatchAppendStore {
-  const txnJson = store.transactionJsonByVersion?.bind(store)
-  const pageJson = store.accountTransactionsJson?.bind(store)
-  return {
-    ...(txnJson === undefined ? {} : { transactionJsonByVersion: txnJson }),
-    ...(pageJson === undefined ? {} : { accountTransactionsJson: pageJson }),
-    path,
-    maxBlockTransactions: store.maxBlockTransactions,
-    ledgerInfo: () => store.ledgerInfo(),
-    transactionByVersion: (version) => store.transactionByVersion(version),
-    accountTransactions: (address, start, limit) => store.accountTransactions(address, start, limit),
-    accountSequenceNumber: (address) => store.accountSequenceNumber(address),
-    blockByHeight: (height, withTransactions) => store.blockByHeight(height, withTransactions),
-    appendBlock: (block) => store.appendBlock(block),
-    pruneBelow: (version) => store.pruneBelow(version),
-    close: () => store.close(),
-    async appendBlocks(blocks: readonly BlockJson[]): Promise<BatchAppendResult> {
-      for (let i = 0; i < blocks.length; i++) {
-        try {
-          await store.appendBlock(blocks[i] as BlockJson)
-        } catch (refused) {
-          return { appended: i, refused }
-        }
-      }
-      return { appended: blocks.length }
-    },
-  }
-}
 
 /**
  * The ledger of `serve --follow URL`: the `--db` ledger opened for writing (this process is its
@@ -69,9 +38,8 @@ export async function openFollowing(node: string, db: string | undefined, data: 
     store = opened.store
     source = opened.source
   } else {
-    const memory = data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data, load)
-    source = data ?? 'memory'
-    store = batched(memory, source)
+    store = data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data, load)
+    source = store.path
   }
   if (readiness !== undefined && (await store.ledgerInfo()) === null) readiness.waiting(`following ${node}: no block from the node yet`)
   return {

@@ -35,9 +35,12 @@ export class InvalidBlockError extends LedgerGasError {
   readonly block: string
   /** Dotted path of the offending field within the block. */
   readonly field: string
+  /** What is wrong with the field, naming the bad value: the message after `block N: field: `. */
+  readonly detail: string
   constructor(block: string, field: string, message: string) {
     super('invalid_block', `block ${block}: ${field}: ${message}`)
     this.block = block
     this.field = field
+    this.detail = message
   }
 }

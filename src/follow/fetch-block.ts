@@ -1,5 +1,5 @@
 import { parseU64 } from '../core/u64.js'
-import type { BlockJson } from '../ledger/types.js'
+import type { BlockJson } from '../ledger/store/types.js'
 import { NodeResponseError } from './errors.js'
 import type { NodePosition } from './ledger-info.js'
 import type { NodeAnswer, NodeClient } from './node-client.js'

@@ -1,12 +1,12 @@
-import { checkContinuity, type LedgerTip } from './append-rules.js'
-import { InvalidDataError } from './errors.js'
-import { blockOfIngest, ingestBlockOfLine } from './ingest-block.js'
-import { readLineBytes, regularFileSize, sourceName } from './lines.js'
-import { ingestBlocksThreaded } from './scan-threads.js'
-import type { LoadOptions } from './load.js'
+import { checkContinuity, type LedgerTip } from './store/append-rules.js'
+import { InvalidDataError } from './store/errors.js'
+import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
+import { regularFileSize, sourceName } from './read/lines.js'
+import { ingestBlocksThreaded } from './threads/scan-threads.js'
+import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
-import type { BatchAppendStore, IngestBlock, LedgerInfo } from './store.js'
-import type { BlockJson } from './types.js'
+import type { BatchAppendStore, IngestBlock, LedgerInfo } from './store/store.js'
+import type { BlockJson } from './store/types.js'
 
 /** Options of `ingestJsonLines`. */
 export interface IngestOptions extends LoadOptions {
@@ -144,10 +144,5 @@ async function* ingestBlocks(source: string, file: string, maxTransactions: numb
     yield* ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions })
     return
   }
-  // An ingest block keeps views of its line's bytes until its batch is written, past the next
-  // line: that holds because a path and standard input are read as streams that hand out a
-  // fresh buffer per chunk (a source refilling one buffer would need a copy here).
-  for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
-    yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions) }
-  }
+  yield* ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions })
 }

@@ -1,7 +1,7 @@
 import type { BlockInput } from '../core/block.js'
 import { parseU64, type U64 } from '../core/u64.js'
-import { InvalidDataError } from '../ledger/errors.js'
-import type { Line } from '../ledger/lines.js'
+import { InvalidDataError } from '../ledger/store/errors.js'
+import type { Line } from '../ledger/read/lines.js'
 import type { SourcedBlock } from './backtest.js'
 
 /** Largest run of missing heights filled with empty blocks; a bigger jump is taken for a data error. */

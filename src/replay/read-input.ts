@@ -1,8 +1,8 @@
 import { createReadStream, type ReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { readLines, sourceName } from '../ledger/lines.js'
+import { readLines, sourceName } from '../ledger/read/lines.js'
 import { isRegularFile, scanBlocks } from '../ledger/scan-blocks.js'
-import { scanBlocksThreaded } from '../ledger/scan-threads.js'
+import { scanBlocksThreaded } from '../ledger/threads/scan-threads.js'
 import type { SourcedBlock } from './backtest.js'
 import { readCsvBlocks } from './csv-blocks.js'
 

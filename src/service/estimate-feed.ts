@@ -5,9 +5,9 @@ import { InvalidBlockError } from '../core/errors.js'
 import { createEstimator, type Estimator } from '../core/estimator.js'
 import { toU64, u64ToBigInt, type U64 } from '../core/u64.js'
 import { gasEstimateToJson, type GasEstimate } from '../core/wire.js'
-import { parseBlockJson, type ParsedBlock } from '../ledger/parse-block.js'
-import type { LedgerInfo, LedgerStore } from '../ledger/store.js'
-import type { BlockJson } from '../ledger/types.js'
+import { parseBlockJson, type ParsedBlock } from '../ledger/store/parse-block.js'
+import type { LedgerInfo, LedgerStore } from '../ledger/store/store.js'
+import type { BlockJson } from '../ledger/store/types.js'
 
 /** Where a block the estimator could not use is reported (the server's logger). */
 export type SkipReporter = (height: U64, error: InvalidBlockError) => void

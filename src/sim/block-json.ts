@@ -5,7 +5,7 @@ import type {
   StateCheckpointTransactionJson,
   TransactionJson,
   UserTransactionJson,
-} from '../ledger/types.js'
+} from '../ledger/store/types.js'
 import { randomHex } from './hex.js'
 import type { BlockSelection, PendingTxn } from './mempool.js'
 import type { Rng } from './prng.js'

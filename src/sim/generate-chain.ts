@@ -1,4 +1,4 @@
-import type { BlockJson } from '../ledger/types.js'
+import type { BlockJson } from '../ledger/store/types.js'
 import { AccountPool } from './accounts.js'
 import { blockJson, type BlockHeader } from './block-json.js'
 import { between, poisson } from './distributions.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
 import type { U64 } from '../../src/core/u64.js'
-import type { LedgerStore } from '../../src/ledger/store.js'
+import type { LedgerStore } from '../../src/ledger/store/store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { storeOf } from './helpers/server.js'
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
-import type { BlockJson } from '../../src/ledger/types.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
 import { expectError, expectSchema } from './helpers/schemas.js'
 import { get, serverOf, storeOf } from './helpers/server.js'

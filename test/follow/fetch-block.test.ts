@@ -6,7 +6,7 @@ import { fetchBlock } from '../../src/follow/fetch-block.js'
 import type { FollowEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
 import { NodeClient } from '../../src/follow/node-client.js'
-import type { BlockJson } from '../../src/ledger/types.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
 import { estimatesByHeight, sampleBlocks } from './helpers/chain.js'
 import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
 

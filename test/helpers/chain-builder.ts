@@ -7,7 +7,7 @@ import type {
   BlockMetadataTransactionJson,
   TransactionJson,
   UserTransactionJson,
-} from '../../src/ledger/types.js'
+} from '../../src/ledger/store/types.js'
 
 /** The canonical long form of a small account number: `addr(10)` = `0x000…00a`. */
 export function addr(n: number | bigint): string {

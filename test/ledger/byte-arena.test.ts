@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ByteArena } from '../../src/ledger/byte-arena.js'
+import { ByteArena } from '../../src/ledger/memory/byte-arena.js'
 
 function put(arena: ByteArena, bytes: Buffer): number {
   const at = arena.reserve(bytes.length)

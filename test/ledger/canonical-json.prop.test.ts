@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { isCanonicalJson } from '../../src/ledger/canonical-json.js'
-import { scanBlockJson } from '../../src/ledger/scan-blocks.js'
+import { isCanonicalJson } from '../../src/ledger/read/canonical-json.js'
+import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
 import { FC_NUM_RUNS } from '../budget.js'
 
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
@@ -80,9 +80,10 @@ describe('isCanonicalJson', () => {
 
   it("every transaction of the sample chain is canonical as the scanner finds it in the line", () => {
     const lines = readFileSync(SAMPLE).toString('utf8').split('\n').filter((l) => l.length > 0).slice(0, 200)
+    const scanner = new BlockScanner()
     for (const line of lines) {
       const b = Buffer.from(line, 'utf8')
-      const s = scanBlockJson(b, 'ledger')
+      const s = scanner.scan(b, 'ledger')
       if (s === undefined) throw new Error('sample line not scanned')
       s.txnStarts.forEach((start, i) => {
         const end = s.txnEnds[i] as number

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runCli } from '../cli/run.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
-import { SqliteStore } from '../../src/ledger/sqlite-store.js'
+import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { CRASH_BLOCKS, CRASH_KILLS } from '../budget.js'
 

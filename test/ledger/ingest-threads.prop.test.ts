@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { IngestBatchWriter, ingestBlocksOfBatch } from '../../src/ledger/ingest-batch.js'
-import { ingestBlockOfLine } from '../../src/ledger/ingest-block.js'
+import { IngestBatchWriter, ingestBlocksOfBatch } from '../../src/ledger/ingest/ingest-batch.js'
+import { ingestBlockOfLine } from '../../src/ledger/ingest/ingest-block.js'
+import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
 import { ingestJsonLines } from '../../src/ledger/ingest.js'
-import { readLineBytes } from '../../src/ledger/lines.js'
-import { ingestBlocksThreaded } from '../../src/ledger/scan-threads.js'
-import { SqliteStore } from '../../src/ledger/sqlite-store.js'
-import type { IngestBlock } from '../../src/ledger/store.js'
+import { readLineBytes } from '../../src/ledger/read/lines.js'
+import { ingestBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
+import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
+import type { IngestBlock } from '../../src/ledger/store/store.js'
 import { fcRuns } from '../budget.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
@@ -57,7 +58,8 @@ async function collect(blocks: AsyncIterable<{ line: number; block: IngestBlock 
 
 /** The sequential read `ingestJsonLines` does without threads. */
 async function* sequential(file: string, maxLineBytes?: number): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  for await (const { number, bytes } of readLineBytes(file, { file, maxLineBytes })) yield { line: number, block: ingestBlockOfLine(file, number, bytes, MAX_TXNS) }
+  const scanner = new BlockScanner()
+  for await (const { number, bytes } of readLineBytes(file, { file, maxLineBytes })) yield { line: number, block: ingestBlockOfLine(file, number, bytes, MAX_TXNS, scanner) }
 }
 
 /** Ledger lines: node blocks with senders whose sequence numbers run on, some not canonical JSON, and bad ones. */
@@ -79,9 +81,10 @@ describe('IngestBatch: the ingest blocks a worker sends', () => {
   it('reads back, after a structured clone, what the stores read of each block: versions, entries, transaction bytes', async () => {
     const want = await collect(sequential(SAMPLE))
     const writer = new IngestBatchWriter()
+    const scanner = new BlockScanner()
     for await (const { number, bytes } of readLineBytes(SAMPLE)) {
       if (number > 300) break
-      writer.add(number, ingestBlockOfLine(SAMPLE, number, bytes, MAX_TXNS))
+      writer.add(number, ingestBlockOfLine(SAMPLE, number, bytes, MAX_TXNS, scanner))
     }
     const { batch } = writer.take()
     expect(writer.count).toBe(0)

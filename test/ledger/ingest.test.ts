@@ -7,9 +7,9 @@ import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
-import { SqliteStore } from '../../src/ledger/sqlite-store.js'
-import type { LedgerStore } from '../../src/ledger/store.js'
-import type { BlockJson } from '../../src/ledger/types.js'
+import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
+import type { LedgerStore } from '../../src/ledger/store/store.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-'))

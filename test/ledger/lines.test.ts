@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
-import { InvalidDataError } from '../../src/ledger/errors.js'
-import { readLines, type Line, type LineOptions } from '../../src/ledger/lines.js'
+import { InvalidDataError } from '../../src/ledger/store/errors.js'
+import { readLines, type Line, type LineOptions } from '../../src/ledger/read/lines.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-lines-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { parseAddress } from '../../src/ledger/address.js'
-import { InvalidDataError } from '../../src/ledger/errors.js'
-import type { RangeRunner } from '../../src/ledger/load-threads.js'
-import { loadRange } from '../../src/ledger/load-range.js'
-import type { ThreadedLoadOptions } from '../../src/ledger/load-threads.js'
+import { parseAddress } from '../../src/ledger/store/address.js'
+import { InvalidDataError } from '../../src/ledger/store/errors.js'
+import type { RangeRunner } from '../../src/ledger/threads/load-threads.js'
+import { loadRange } from '../../src/ledger/threads/load-range.js'
+import type { ThreadedLoadOptions } from '../../src/ledger/threads/load-threads.js'
 import { loadMemoryStore, type MemoryStore } from '../../src/ledger/memory-store.js'
 
 /**

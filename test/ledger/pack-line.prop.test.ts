@@ -1,11 +1,17 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { checkBlock } from '../../src/ledger/append-rules.js'
-import { packBlockLine } from '../../src/ledger/pack-line.js'
-import { unpackJson } from '../../src/ledger/txn-unpack.js'
-import type { BlockJson } from '../../src/ledger/types.js'
+import { checkBlock } from '../../src/ledger/store/append-rules.js'
+import { LinePacker } from '../../src/ledger/memory/pack-line.js'
+import { TxnUnpacker } from '../../src/ledger/memory/txn-unpack.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
 import { fcRuns } from '../budget.js'
+
+const linePacker = new LinePacker()
+const unpacker = new TxnUnpacker()
+const packBlockLine = (b: Buffer) => linePacker.pack(b)
+const unpackJson = (src: Buffer, s: number, e: number) => unpacker.json(src, s, e)
+
 
 const NUM_RUNS = fcRuns()
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { InvalidBlockError } from '../../src/core/errors.js'
 import { createEstimator } from '../../src/core/estimator.js'
-import { parseBlockJson } from '../../src/ledger/parse-block.js'
+import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 
 // Real mainnet transactions in the node's REST shape: 7 whole blocks (see test/fixtures/README.md).
 const REAL = fileURLToPath(new URL('../fixtures/aptos-mainnet-aphd/txs-22.json', import.meta.url))

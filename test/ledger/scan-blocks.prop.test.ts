@@ -2,12 +2,18 @@ import fc from 'fast-check'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { checkBlock } from '../../src/ledger/append-rules.js'
-import { parseJsonLine } from '../../src/ledger/json-lines.js'
-import { toBlockInput } from '../../src/ledger/read-blocks.js'
-import { blockOfLine, scanBlockJson } from '../../src/ledger/scan-blocks.js'
+import { checkBlock } from '../../src/ledger/store/append-rules.js'
+import { parseJsonLine } from '../../src/ledger/read/json-lines.js'
+import { toBlockInput } from '../../src/ledger/read/read-blocks.js'
+import { BlockScanner, type ScanMode } from '../../src/ledger/read/block-scanner.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { fcRuns } from '../budget.js'
+
+/** One scanner for the whole file, as a stream has: its key predictor learns from every line before. */
+const scanner = new BlockScanner()
+const scanBlockJson = (b: Buffer, mode: ScanMode) => scanner.scan(b, mode)
+const blockOfLine = (file: string, line: number, b: Buffer) => scanner.blockOfLine(file, line, b)
+
 
 const NUM_RUNS = fcRuns(0.6)
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import type { BlockInput } from '../../src/core/block.js'
-import { BlockBatchReader, BlockBatchWriter } from '../../src/ledger/block-batch.js'
-import { blockOfLine, scanBlocks } from '../../src/ledger/scan-blocks.js'
-import { ingestBlocksThreaded, scanBlocksThreaded } from '../../src/ledger/scan-threads.js'
+import { BlockBatchReader, BlockBatchWriter } from '../../src/ledger/threads/block-batch.js'
+import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
+import { scanBlocks } from '../../src/ledger/scan-blocks.js'
+import { ingestBlocksThreaded, scanBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
 import { fcRuns } from '../budget.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
@@ -63,7 +64,8 @@ describe('BlockBatch: the compact form workers send', () => {
   it('reads back, after a structured clone, every block equal to the one added: bigints, framework calls and compact summaries too', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...sample, ...wide, ...compact), { maxLength: 30 }), (lines) => {
-        const added = lines.map((l, i) => blockOfLine('f', i + 1, Buffer.from(l)))
+        const scanner = new BlockScanner()
+        const added = lines.map((l, i) => scanner.blockOfLine('f', i + 1, Buffer.from(l)))
         const writer = new BlockBatchWriter()
         added.forEach((b, i) => writer.add(i + 1, b))
         const { batch } = writer.take()

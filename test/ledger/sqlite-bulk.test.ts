@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { LedgerContinuityError } from '../../src/ledger/errors.js'
-import { ingestBlockOfLine } from '../../src/ledger/ingest-block.js'
+import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
+import { ingestBlockOfLine } from '../../src/ledger/ingest/ingest-block.js'
+import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
 import { ingestJsonLines } from '../../src/ledger/ingest.js'
-import { SqliteStore } from '../../src/ledger/sqlite-store.js'
-import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
+import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
+import type { BlockJson, TransactionJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-sqlite-bulk-'))
@@ -124,7 +125,7 @@ describe('SqliteStore JSON text reads', () => {
     const escaped = JSON.stringify(odd[2]).replace(/"user_transaction"/g, '"user\\u005ftransaction"').replace(/"version"/, '"vers\\u0069on"')
     const file = join(dir, 'odd.jsonl')
     writeFileSync(file, `${canonicalLine}\n${spaced}\n${escaped}\n`)
-    const kept = ingestBlockOfLine(file, 1, Buffer.from(canonicalLine), 100)
+    const kept = ingestBlockOfLine(file, 1, Buffer.from(canonicalLine), 100, new BlockScanner())
     // The canonical line's transactions are views of the line's own bytes, not new buffers.
     for (const json of kept.transactionJson) expect(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString()).toBe(JSON.stringify(JSON.parse(Buffer.from(json).toString())))
     expect(kept.transactionJson[0]?.buffer).toBe(kept.transactionJson[1]?.buffer)

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InvalidBlockError } from '../../src/core/errors.js'
 import { U64_MAX, type U64 } from '../../src/core/u64.js'
-import { LedgerContinuityError } from '../../src/ledger/errors.js'
-import type { StoreOptions } from '../../src/ledger/memory-store.js'
-import type { BatchAppendStore, LedgerStore, MaybePromise } from '../../src/ledger/store.js'
-import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
+import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
+import type { StoreOptions } from '../../src/ledger/store/store-options.js'
+import type { BatchAppendStore, LedgerStore, MaybePromise } from '../../src/ledger/store/store.js'
+import type { BlockJson, TransactionJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
 
 /** Makes a fresh, empty store. */

@@ -1,10 +1,18 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DICTIONARY } from '../../src/ledger/txn-code.js'
-import { emptyTxnFields, type TxnFields } from '../../src/ledger/txn-fields.js'
-import { packedEnd, packText, packTransaction } from '../../src/ledger/txn-pack.js'
-import { unpackJson } from '../../src/ledger/txn-unpack.js'
+import { DICTIONARY } from '../../src/ledger/memory/txn-code.js'
+import { emptyTxnFields, type TxnFields } from '../../src/ledger/read/txn-fields.js'
+import { TxnPacker } from '../../src/ledger/memory/txn-pack.js'
+import { TxnUnpacker } from '../../src/ledger/memory/txn-unpack.js'
 import { fcRuns } from '../budget.js'
+
+/** One packer and one unpacker for the file, as a memory store keeps them. */
+const packer = new TxnPacker()
+const unpacker = new TxnUnpacker()
+const packTransaction = (b: Buffer, p: number, out: Uint8Array, o: number, fields: Parameters<TxnPacker['pack']>[4]) => packer.pack(b, p, out, o, fields)
+const packText = (text: string) => packer.packText(text)
+const unpackJson = (src: Buffer, s: number, e: number) => unpacker.json(src, s, e)
+
 
 const NUM_RUNS = fcRuns()
 
@@ -95,9 +103,9 @@ describe('txn-pack', () => {
         const end = packTransaction(bytes, 0, out, 0, fields)
         if (end < 0) return
         expect(end).toBe(bytes.length)
-        expect(packedEnd).toBeLessThanOrEqual(bytes.length + 1)
+        expect(packer.end).toBeLessThanOrEqual(bytes.length + 1)
         const parsed = JSON.parse(loose) as Record<string, unknown>
-        expect(unpackJson(out, 0, packedEnd)).toBe(JSON.stringify(parsed))
+        expect(unpackJson(out, 0, packer.end)).toBe(JSON.stringify(parsed))
         expect(fields).toEqual(expectedFields(parsed))
       }),
       { numRuns: NUM_RUNS },
@@ -115,7 +123,7 @@ describe('txn-pack', () => {
         if (end < 0) return
         const text = bytes.subarray(0, end).toString('utf8')
         if (!Buffer.from(text).equals(bytes.subarray(0, end))) return // not UTF-8: the caller checks that first
-        expect(unpackJson(out, 0, packedEnd)).toBe(JSON.stringify(JSON.parse(text)))
+        expect(unpackJson(out, 0, packer.end)).toBe(JSON.stringify(JSON.parse(text)))
       }),
       { numRuns: NUM_RUNS },
     )

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { readLines } from '../../src/ledger/lines.js'
+import { readLines } from '../../src/ledger/read/lines.js'
 import { readCsvBlocks } from '../../src/replay/csv-blocks.js'
 import { detectFormat } from '../../src/replay/read-input.js'
 

@@ -1,4 +1,4 @@
-import type { BlockEpilogueTransactionJson, BlockJson, BlockMetadataTransactionJson, UserTransactionJson } from '../../src/ledger/types.js'
+import type { BlockEpilogueTransactionJson, BlockJson, BlockMetadataTransactionJson, UserTransactionJson } from '../../src/ledger/store/types.js'
 import { DEFAULT_LIMITS, ORDERLESS_SEQUENCE_NUMBER, type BlockLimits } from '../../src/sim/index.js'
 
 /** Counts a test can compare across chains. */

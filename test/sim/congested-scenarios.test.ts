@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../src/core/config.js'
 import { priceBlock } from '../../src/core/price-block.js'
-import { parseBlockJson } from '../../src/ledger/parse-block.js'
+import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import { generateChain, type GeneratedBlock } from '../../src/sim/index.js'
 import { MIN_GAS_UNIT_PRICE } from '../../src/sim/prices.js'
 import { CONGESTED_SCENARIOS, targetFullShare, type Scenario } from '../../src/sim/scenarios.js'

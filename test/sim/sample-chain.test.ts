@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../src/core/config.js'
 import { priceBlock } from '../../src/core/price-block.js'
-import { parseBlockJson } from '../../src/ledger/parse-block.js'
+import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import { generateChain, REGIMES, SAMPLE_CHAIN, type Regime } from '../../src/sim/index.js'
 import { runCli } from '../cli/run.js'
 

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client'
 import type { GasEstimate } from '../../core/wire.js'
-import type { LedgerInfo } from '../../ledger/store.js'
+import type { LedgerInfo } from '../../ledger/store/store.js'
 import type { EstimateFeed } from '../../service/estimate-feed.js'
 import { CountingHistogram, type HistogramSeries } from './histogram.js'
 import type { ReadinessSource } from './readiness.js'

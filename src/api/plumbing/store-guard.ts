@@ -1,8 +1,8 @@
 import { addU64, parseU64, type U64 } from '../../core/u64.js'
-import { parseAddress } from '../../ledger/address.js'
-import { LedgerUnavailableError } from '../../ledger/database-error.js'
-import type { LedgerInfo, LedgerStore, MaybePromise } from '../../ledger/store.js'
-import type { BlockJson, TransactionJson } from '../../ledger/types.js'
+import { parseAddress } from '../../ledger/store/address.js'
+import { LedgerUnavailableError } from '../../ledger/store/database-error.js'
+import type { LedgerInfo, LedgerStore, MaybePromise } from '../../ledger/store/store.js'
+import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { ApiError } from './errors.js'
 
 /** Default of `storeTimeoutMs`: long enough for a slow disk, short enough that a client gets an answer. */

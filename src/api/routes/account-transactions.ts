@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { parseU64, toU64, u64ToBigInt, type U64 } from '../../core/u64.js'
-import { toShortAddress } from '../../ledger/address.js'
+import { toShortAddress } from '../../ledger/store/address.js'
 import { JSON_TYPE, readLedger, type ApiContext } from '../context.js'
 import { ApiError } from '../plumbing/errors.js'
 import { pageLimit } from '../page.js'
 import { PARAM } from '../params.js'
 import { object, ref } from '../schema/ref.js'
 import type { ApiRoute } from '../openapi.js'
-import type { TransactionJson } from '../../ledger/types.js'
+import type { TransactionJson } from '../../ledger/store/types.js'
 import { responses } from './responses.js'
 
 /** `seq - limit`, saturating at 0: where a page of the latest `limit` transactions starts. */

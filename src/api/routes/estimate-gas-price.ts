@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { LedgerInfo } from '../../ledger/store.js'
+import type { LedgerInfo } from '../../ledger/store/store.js'
 import { acceptTypeOf } from '../plumbing/accept.js'
 import { BCS_TYPE, gasEstimationToBcs } from '../bcs.js'
 import { JSON_TYPE, readLedger, type ApiContext } from '../context.js'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import type { LedgerInfo } from '../../ledger/store.js'
+import type { LedgerInfo } from '../../ledger/store/store.js'
 import type { ApiContext } from '../context.js'
 import { quietLogger } from './quiet-logger.js'
 

@@ -1,6 +1,6 @@
 import { createEstimator } from '../../core/estimator.js'
-import { InvalidDataError } from '../../ledger/errors.js'
-import { sourceName } from '../../ledger/lines.js'
+import { InvalidDataError } from '../../ledger/store/errors.js'
+import { sourceName } from '../../ledger/read/lines.js'
 import { scanBlocks } from '../../ledger/scan-blocks.js'
 import { intFlag, MAX_THREADS, parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { vi } from 'vitest'
 import { createCalibratedEstimator, createEstimator, gasEstimateToJson, type CalibratedConfigInput, type EstimatorConfigInput } from '../../../src/core/index.js'
-import { parseBlockJson } from '../../../src/ledger/parse-block.js'
-import type { BlockJson } from '../../../src/ledger/types.js'
+import { parseBlockJson } from '../../../src/ledger/store/parse-block.js'
+import type { BlockJson } from '../../../src/ledger/store/types.js'
 
 const CHAIN = fileURLToPath(new URL('../../../data/chain.jsonl', import.meta.url))
 let lines: string[] | undefined

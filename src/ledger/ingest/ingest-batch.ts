@@ -1,0 +1,114 @@
+import type { U64 } from '../../core/u64.js'
+import type { AccountEntry, CheckedBlock } from '../store/append-rules.js'
+import type { ParsedBlock } from '../store/parse-block.js'
+import type { IngestBlock } from '../store/store.js'
+
+/**
+ * Ingest blocks as a scanning worker hands them to the main thread (`scan-threads.ts`,
+ * `ingestJsonLines`): every transaction's JSON back to back in one buffer, transferred without
+ * copying, and per block only what a store's `appendChecked` and the ingest read (heights,
+ * versions, epoch, hash, timestamp, transaction count, the account entries), cloned.
+ */
+export interface IngestBatch {
+  count: number
+  /** The line of each block, counted from the first line of the worker's byte range (1-based). */
+  lines: Int32Array
+  heads: IngestHead[]
+  /** Per transaction of the batch, in order: where its JSON ends in `bytes` (the first starts at 0). */
+  ends: Int32Array
+  bytes: Uint8Array
+}
+
+/** A block's part of `CheckedBlock` that crosses the thread: not its transactions, only their count. */
+interface IngestHead {
+  block_height: U64
+  epoch: U64
+  first_version: U64
+  last_version: U64
+  block_hash: string
+  block_timestamp: U64
+  txns: number
+  entries: AccountEntry[]
+}
+
+/** Collects ingest blocks into an `IngestBatch`. */
+export class IngestBatchWriter {
+  private lines: number[] = []
+  private heads: IngestHead[] = []
+  private ends: number[] = []
+  private bytes = new Uint8Array(1 << 20)
+  private size = 0
+
+  get count(): number {
+    return this.lines.length
+  }
+
+  /** Bytes of transaction JSON held so far: a batch is sent before it grows large. */
+  get byteLength(): number {
+    return this.size
+  }
+
+  add(line: number, block: IngestBlock): void {
+    const { checked, transactionJson } = block
+    const { parsed } = checked
+    this.lines.push(line)
+    this.heads.push({
+      block_height: parsed.block_height,
+      epoch: parsed.epoch,
+      first_version: parsed.first_version,
+      last_version: parsed.last_version,
+      block_hash: checked.block_hash,
+      block_timestamp: checked.block_timestamp,
+      txns: transactionJson.length,
+      entries: checked.entries,
+    })
+    for (const json of transactionJson) {
+      if (this.size + json.length > this.bytes.length) {
+        const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.size + json.length))
+        grown.set(this.bytes.subarray(0, this.size))
+        this.bytes = grown
+      }
+      this.bytes.set(json, this.size)
+      this.size += json.length
+      this.ends.push(this.size)
+    }
+  }
+
+  /** The batch so far, and the buffers to transfer with it; the writer starts empty again. */
+  take(): { batch: IngestBatch; transfer: ArrayBuffer[] } {
+    // A copy of the bytes written (the buffer itself keeps serving the next batch).
+    const bytes = this.bytes.slice(0, this.size)
+    const batch: IngestBatch = { count: this.lines.length, lines: Int32Array.from(this.lines), heads: this.heads, ends: Int32Array.from(this.ends), bytes }
+    this.lines = []
+    this.heads = []
+    this.ends = []
+    this.size = 0
+    return { batch, transfer: [batch.lines.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer] }
+  }
+}
+
+/**
+ * The ingest blocks of a batch, in order: each as `appendChecked` and `ingestJsonLines` read it.
+ * Its `checked.parsed` holds the heights, versions and epoch only, and `checked.transactions`
+ * only has the right length: a store writes `transactionJson`, whose entries are views of the
+ * batch's buffer.
+ */
+export function ingestBlocksOfBatch(batch: IngestBatch): IngestBlock[] {
+  const out: IngestBlock[] = new Array<IngestBlock>(batch.count)
+  const { ends, bytes } = batch
+  let t = 0
+  let start = 0
+  for (let i = 0; i < batch.count; i++) {
+    const h = batch.heads[i] as IngestHead
+    const transactionJson: Uint8Array[] = new Array<Uint8Array>(h.txns)
+    for (let k = 0; k < h.txns; k++, t++) {
+      const end = ends[t] as number
+      transactionJson[k] = bytes.subarray(start, end)
+      start = end
+    }
+    const parsed = { block_height: h.block_height, epoch: h.epoch, first_version: h.first_version, last_version: h.last_version } as ParsedBlock
+    const checked: CheckedBlock = { parsed, block_hash: h.block_hash, block_timestamp: h.block_timestamp, transactions: new Array(h.txns), entries: h.entries }
+    out[i] = { checked, transactionJson }
+  }
+  return out
+}

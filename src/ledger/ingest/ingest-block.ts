@@ -1,0 +1,88 @@
+import { checkBlock, type CheckedBlock } from '../store/append-rules.js'
+import { isCanonicalJson } from '../read/canonical-json.js'
+import { parseJsonLine } from '../read/json-lines.js'
+import { readLineBytes, type LineOptions } from '../read/lines.js'
+import { BlockScanner } from '../read/block-scanner.js'
+import type { IngestBlock } from '../store/store.js'
+import type { BlockJson } from '../store/types.js'
+
+/**
+ * One line of a chain file as bulk ingest hands it to a store: checked on its own with
+ * `maxTransactions`, each transaction's JSON as `JSON.stringify` writes it. The block scanner
+ * reads the line without building it, and a transaction whose bytes in the line are already
+ * that JSON (`isCanonicalJson`, the node's own output) is kept as those bytes; otherwise, and
+ * for anything the scanner leaves to the full parser, the line is parsed. Values and errors are
+ * those of `checkBlock(JSON.parse(line))` (the scanner's law, test/ledger/scan-blocks.prop.test.ts).
+ *
+ * `scanner` is the caller's, one per stream of lines (it learns their keys).
+ *
+ * @throws InvalidDataError naming file, line and field.
+ */
+export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, maxTransactions: number, scanner: BlockScanner): IngestBlock {
+  const scanned = scanner.scan(bytes, 'ledger')
+  if (scanned !== undefined) {
+    let checked: CheckedBlock | undefined
+    try {
+      checked = checkBlock(scanned.skeleton, maxTransactions)
+    } catch {
+      // The full parser below throws the same error, worded for the line.
+    }
+    if (checked !== undefined) {
+      const { txnStarts, txnEnds } = scanned
+      const transactionJson: Uint8Array[] = new Array<Uint8Array>(txnStarts.length)
+      for (let i = 0; i < txnStarts.length; i++) {
+        const start = txnStarts[i] as number
+        const end = txnEnds[i] as number
+        transactionJson[i] = isCanonicalJson(bytes, start, end, scanner.reader) ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
+      }
+      return { checked, transactionJson }
+    }
+  }
+  const checked = parseJsonLine(file, line, bytes.toString('utf8'), (json) => checkBlock(json, maxTransactions))
+  return { checked, transactionJson: checked.transactions.map((t) => Buffer.from(JSON.stringify(t), 'utf8')) }
+}
+
+/**
+ * `IngestBlock`s of block JSON, checked on their own in order (`checkBlock`), each transaction
+ * serialized by `JSON.stringify`; stops at the first refused block and returns why.
+ */
+export function ingestBlocksOf(blocks: readonly BlockJson[], maxTransactions: number): { ready: IngestBlock[]; refused?: unknown } {
+  const ready: IngestBlock[] = []
+  for (const block of blocks) {
+    try {
+      const checked = checkBlock(block, maxTransactions)
+      ready.push({ checked, transactionJson: checked.transactions.map((t) => Buffer.from(JSON.stringify(t), 'utf8')) })
+    } catch (refused) {
+      return { ready, refused }
+    }
+  }
+  return { ready }
+}
+
+/** The block JSON of an ingest block, for a store without `appendChecked`: its transactions parsed back. */
+export function blockOfIngest(b: IngestBlock): BlockJson {
+  const { parsed } = b.checked
+  return {
+    block_height: String(parsed.block_height),
+    block_hash: b.checked.block_hash,
+    block_timestamp: String(b.checked.block_timestamp),
+    first_version: String(parsed.first_version),
+    last_version: String(parsed.last_version),
+    transactions: b.transactionJson.map((json) => JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'))),
+  } as BlockJson
+}
+
+/**
+ * The lines of `source` as ingest blocks (`ingestBlockOfLine`), read on the calling thread and
+ * named `options.file` in messages.
+ */
+export async function* ingestBlocksInThread(source: string, options: Pick<LineOptions, 'stdin' | 'maxLineBytes'> & { file: string; maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
+  const { file, maxTransactions } = options
+  const scanner = new BlockScanner()
+  // An ingest block keeps views of its line's bytes until its batch is written, past the next
+  // line: that holds because a path and standard input are read as streams that hand out a
+  // fresh buffer per chunk (a source refilling one buffer would need a copy here).
+  for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
+    yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions, scanner) }
+  }
+}

@@ -1,0 +1,187 @@
+import { addU64, u64Distance, type U64 } from '../../core/u64.js'
+import type { LedgerTip, PreparedBlock } from '../store/append-rules.js'
+import { ByteArena } from './byte-arena.js'
+import { TxnUnpacker } from './txn-unpack.js'
+
+/**
+ * An account's sequence-number transactions, by the index of each in the store's transaction
+ * list (`MemoryColumns.json`). Invariant: `txns[i]` has sequence number `firstSeq + i`, and
+ * `txns[0..head)` have been pruned. An account with one transaction holds the bare index (most
+ * senders of a chain file send once or twice, and an array costs ten times the number).
+ */
+export interface AccountRecord {
+  txns: number[] | number
+  head: number
+  firstSeq: U64
+  next: U64
+}
+
+/** Below this many dead slots at the front, a list is not compacted (keeps pruning amortised O(1)). */
+const COMPACT_MIN = 1024
+
+/** `0x` + 64 lowercase hex digits: a block hash kept as 32 bytes. */
+const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
+
+/**
+ * What a memory store holds, as parallel arrays in height/version order: a height or version is
+ * an offset from the oldest retained one. Blocks and transactions before `blockHead`/`txnHead`
+ * are pruned (dead until compacted); `blockBase`/`txnBase` count what compaction dropped, so
+ * indices survive it. The store (`MemoryLedger`) checks every rule before it calls `commit`;
+ * a threaded load moves whole columns between threads (`store-parts.ts`).
+ */
+export class MemoryColumns {
+  heights: U64[] = []
+  firstVersions: U64[] = []
+  lastVersions: U64[] = []
+  timestamps: U64[] = []
+  epochs: U64[] = []
+  /** 32 bytes per block of each canonical hash; `oddHashes` holds the others by block index. */
+  hashBytes = Buffer.alloc(32 * 1024)
+  oddHashes = new Map<number, string>()
+  /** Block index of `heights[0]` since the store began. */
+  blockBase = 0
+  blockHead = 0
+  /** Transactions: address and length of each packed text in the arena, and its account (for pruning). */
+  arena = new ByteArena()
+  txnAddress: number[] = []
+  txnLength: number[] = []
+  txnAccount: (AccountRecord | null)[] = []
+  /** Index of `txnAddress[0]` since the store began. */
+  txnBase = 0
+  txnHead = 0
+  accounts = new Map<string, AccountRecord>()
+  /** Decodes the records for `json`. */
+  readonly #unpacker = new TxnUnpacker()
+
+  /** The newest block's height and last version, or `null` while nothing is retained. */
+  tip(): LedgerTip | null {
+    const newest = this.heights.length - 1
+    return newest < this.blockHead ? null : { block_height: this.heights[newest] as U64, last_version: this.lastVersions[newest] as U64 }
+  }
+
+  /**
+   * Writes a prepared block whose transactions' records lie back to back in `packed` from
+   * `start`, record `i` ending at `ends[i]`; only pushes and copies, so nothing can throw
+   * half-way. Records already in place in the arena's chunk (`packed` is the chunk, `start` its
+   * write position) are committed without a copy.
+   */
+  commit(prepared: PreparedBlock, packed: Buffer, start: number, ends: readonly number[]): void {
+    const { parsed } = prepared
+    const index = this.blockBase + this.heights.length
+    this.heights.push(parsed.block_height)
+    this.firstVersions.push(parsed.first_version)
+    this.lastVersions.push(parsed.last_version)
+    this.timestamps.push(prepared.block_timestamp)
+    this.epochs.push(parsed.epoch)
+    this.putHash(index, prepared.block_hash)
+    const arena = this.arena
+    const firstTxn = this.txnBase + this.txnAddress.length
+    const count = prepared.transactions.length
+    const total = count === 0 ? 0 : (ends[count - 1] as number) - start
+    if (arena.offset + total <= arena.chunk.length) {
+      // The common case: the block fits the chunk being filled, so it is there already or one copy writes it.
+      const base = arena.reserve(total) - start
+      if (packed !== arena.chunk || start !== arena.offset) packed.copy(arena.chunk, arena.offset, start, start + total)
+      arena.commit(arena.offset + total)
+      for (let i = 0; i < count; i++) {
+        const s = i === 0 ? start : (ends[i - 1] as number)
+        this.txnAddress.push(base + s)
+        this.txnLength.push((ends[i] as number) - s)
+        this.txnAccount.push(null)
+      }
+    } else {
+      for (let i = 0; i < count; i++) {
+        const s = i === 0 ? start : (ends[i - 1] as number)
+        const n = (ends[i] as number) - s
+        const address = arena.reserve(n)
+        packed.copy(arena.chunk, arena.offset, s, s + n)
+        arena.commit(arena.offset + n)
+        this.txnAddress.push(address)
+        this.txnLength.push(n)
+        this.txnAccount.push(null)
+      }
+    }
+    for (const e of prepared.entries) {
+      const txn = firstTxn + e.index
+      let account = this.accounts.get(e.address)
+      if (account === undefined) {
+        account = { txns: txn, head: 0, firstSeq: e.sequence_number, next: 0 }
+        this.accounts.set(e.address, account)
+      } else if (typeof account.txns === 'number') account.txns = [account.txns, txn]
+      else account.txns.push(txn)
+      this.txnAccount[txn - this.txnBase] = account
+    }
+    for (const [address, next] of prepared.nextSequenceNumbers) (this.accounts.get(address) as AccountRecord).next = next
+  }
+
+  /** The JSON text of the transaction at position `t` of the transaction arrays. */
+  json(t: number): string {
+    const address = this.txnAddress[t] as number
+    const start = address % this.arena.chunkBytes
+    return this.#unpacker.json(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
+  }
+
+  /** Makes room in `hashBytes` for the hashes of blocks up to position `blocks` (exclusive). */
+  growHashes(blocks: number): void {
+    const end = blocks * 32
+    if (end <= this.hashBytes.length) return
+    const grown = Buffer.alloc(Math.max(this.hashBytes.length * 2, end))
+    this.hashBytes.copy(grown)
+    this.hashBytes = grown
+  }
+
+  putHash(index: number, hash: string): void {
+    const at = (index - this.blockBase) * 32
+    this.growHashes(index - this.blockBase + 1)
+    if (CANONICAL_HASH.test(hash)) this.hashBytes.write(hash.slice(2), at, 'hex')
+    else this.oddHashes.set(index, hash)
+  }
+
+  hashOf(i: number): string {
+    return this.oddHashes.get(this.blockBase + i) ?? `0x${this.hashBytes.toString('hex', i * 32, i * 32 + 32)}`
+  }
+
+  /**
+   * Drops whole blocks whose `last_version` is below `version`, oldest first. The newest block is
+   * always kept, so the ledger info and the continuity rule survive any prune. O(pruned txns).
+   */
+  pruneBelow(version: U64): void {
+    const last = this.heights.length - 1
+    while (this.blockHead < last) {
+      const i = this.blockHead
+      if (!((this.lastVersions[i] as U64) < version)) break
+      const count = u64Distance(this.firstVersions[i] as U64, this.lastVersions[i] as U64) + 1
+      for (let k = 0; k < count; k++) {
+        const account = this.txnAccount[this.txnHead + k]
+        if (account === null || account === undefined) continue
+        // Accounts' lists are in version order, so the pruned txn is the front of its list.
+        account.head++
+        if (typeof account.txns !== 'number' && account.head >= COMPACT_MIN && account.head * 2 > account.txns.length) {
+          account.txns.splice(0, account.head)
+          account.firstSeq = addU64(account.firstSeq, account.head) as U64
+          account.head = 0
+        }
+      }
+      this.oddHashes.delete(this.blockBase + i)
+      this.txnHead += count
+      this.blockHead++
+    }
+    const kept = this.txnAddress[this.txnHead]
+    if (kept !== undefined) this.arena.releaseBefore(kept)
+    if (this.blockHead >= COMPACT_MIN && this.blockHead * 2 > this.heights.length) {
+      const dead = this.blockHead
+      for (const list of [this.heights, this.firstVersions, this.lastVersions, this.timestamps, this.epochs]) list.splice(0, dead)
+      this.hashBytes.copy(this.hashBytes, 0, dead * 32, this.heights.length * 32 + dead * 32)
+      this.blockBase += dead
+      this.blockHead = 0
+    }
+    if (this.txnHead >= COMPACT_MIN && this.txnHead * 2 > this.txnAddress.length) {
+      const dead = this.txnHead
+      this.txnAddress.splice(0, dead)
+      this.txnLength.splice(0, dead)
+      this.txnAccount.splice(0, dead)
+      this.txnBase += dead
+      this.txnHead = 0
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { u64Distance, type U64 } from '../../core/u64.js'
+import { prepareAppend, type PreparedBlock } from '../store/append-rules.js'
+import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
+import type { BatchAppendResult, BatchAppendStore, LedgerInfo } from '../store/store.js'
+import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
+import type { BlockJson, TransactionJson } from '../store/types.js'
+import { MemoryColumns } from './memory-columns.js'
+import { LinePacker } from './pack-line.js'
+
+/** Options of a memory store. */
+export interface MemoryStoreOptions extends StoreOptions {
+  /** Where the blocks came from, for messages (`BatchAppendStore.path`); default `memory`. */
+  path?: string
+}
+
+/**
+ * The key of a memory store's columns (`MemoryColumns`): what a threaded load moves between
+ * threads (`store-parts.ts`). Not exported from the package, so only the ledger layer reaches them.
+ */
+export const columnsOf: unique symbol = Symbol('MemoryLedger columns')
+
+/**
+ * The in-memory ledger: every read is O(1) apart from writing out the transactions asked for.
+ * `MemoryStore` is this store with its file loaders (`memory-store.ts`).
+ *
+ * Transactions are kept as the JSON text `JSON.stringify` writes of them, packed by
+ * `txn-code.ts` (hex as bytes, keys and common values as one byte) into a chunked `ByteArena`,
+ * not as objects: a chain takes well under half of its JSON Lines size in memory
+ * (docs/benchmarks.md). `transactionJsonByVersion` and `accountTransactionsJson` unpack that
+ * text, which is what the API sends, without building objects; `transactionByVersion` and the
+ * other object reads parse it, so each answer is a fresh object,
+ * `JSON.parse(JSON.stringify(txn))` of the transaction appended. A chain file's line can be
+ * appended straight from its bytes (`appendJsonLine`); any line that way does not take is parsed
+ * and appended as any block, which words every error.
+ *
+ * The blocks and transactions sit in `MemoryColumns` (parallel arrays in height/version order);
+ * pruning advances a head index, compacts when half the arrays are dead and releases the arena's
+ * chunks before the oldest retained transaction.
+ *
+ * @example
+ * const store = new MemoryLedger()
+ * store.appendBlock(block)
+ * store.transactionJsonByVersion(42) // '{"version":"42",…}'
+ */
+export class MemoryLedger implements BatchAppendStore {
+  readonly chainId: number
+  readonly maxBlockTransactions: number
+  readonly path: string
+  readonly #columns = new MemoryColumns()
+  /** Reads chain-file lines and packs transactions for this store. */
+  readonly #packer = new LinePacker()
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.chainId = options.chainId ?? DEFAULT_CHAIN_ID
+    this.maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
+    this.path = options.path ?? 'memory'
+  }
+
+  /** The store's columns, for the threaded load (`partsOf`, `adoptParts`). */
+  get [columnsOf](): MemoryColumns {
+    return this.#columns
+  }
+
+  /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
+  get packedBytes(): number {
+    return this.#columns.arena.retainedBytes
+  }
+
+  ledgerInfo(): LedgerInfo | null {
+    const c = this.#columns
+    const newest = c.heights.length - 1
+    const oldest = c.blockHead
+    if (newest < oldest) return null
+    return {
+      chain_id: this.chainId,
+      epoch: c.epochs[newest] as U64,
+      ledger_version: c.lastVersions[newest] as U64,
+      oldest_ledger_version: c.firstVersions[oldest] as U64,
+      ledger_timestamp_usec: c.timestamps[newest] as U64,
+      block_height: c.heights[newest] as U64,
+      oldest_block_height: c.heights[oldest] as U64,
+    }
+  }
+
+  transactionByVersion(version: U64): TransactionJson | null {
+    const json = this.transactionJsonByVersion(version)
+    return json === null ? null : (JSON.parse(json) as TransactionJson)
+  }
+
+  /** `JSON.stringify(transactionByVersion(version))`, or `null`, written out without building the object. */
+  transactionJsonByVersion(version: U64): string | null {
+    const c = this.#columns
+    const oldest = c.firstVersions[c.blockHead]
+    if (oldest === undefined) return null
+    const offset = u64Distance(oldest, version)
+    if (!(offset >= 0 && offset < c.txnAddress.length - c.txnHead)) return null
+    return c.json(c.txnHead + offset)
+  }
+
+  accountTransactions(address: string, start: U64, limit: number): TransactionJson[] {
+    return this.accountTransactionsJson(address, start, limit).map((json) => JSON.parse(json) as TransactionJson)
+  }
+
+  /** `accountTransactions(…)` with each transaction as `JSON.stringify` writes it, written out without building objects. */
+  accountTransactionsJson(address: string, start: U64, limit: number): string[] {
+    const c = this.#columns
+    const account = c.accounts.get(address)
+    if (account === undefined) return []
+    const txns = account.txns
+    const count = typeof txns === 'number' ? 1 : txns.length
+    const from = u64Distance(account.firstSeq, start)
+    const begin = Math.max(from, account.head)
+    const end = Math.min(from + limit, count)
+    const page: string[] = []
+    for (let i = begin; i < end; i++) page.push(c.json((typeof txns === 'number' ? txns : (txns[i] as number)) - c.txnBase))
+    return page
+  }
+
+  accountSequenceNumber(address: string): U64 {
+    return this.#columns.accounts.get(address)?.next ?? 0
+  }
+
+  blockByHeight(height: U64, withTransactions: boolean): BlockJson | null {
+    const c = this.#columns
+    const oldest = c.heights[c.blockHead]
+    if (oldest === undefined) return null
+    const offset = u64Distance(oldest, height)
+    if (!(offset >= 0 && offset < c.heights.length - c.blockHead)) return null
+    const i = c.blockHead + offset
+    const first = c.firstVersions[i] as U64
+    const last = c.lastVersions[i] as U64
+    const header = {
+      block_height: String(c.heights[i]),
+      block_hash: c.hashOf(i),
+      block_timestamp: String(c.timestamps[i]),
+      first_version: String(first),
+      last_version: String(last),
+    }
+    // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
+    if (!withTransactions) return header as BlockJson
+    const begin = c.txnHead + u64Distance(c.firstVersions[c.blockHead] as U64, first)
+    const transactions: TransactionJson[] = []
+    for (let t = begin, n = u64Distance(first, last); t <= begin + n; t++) transactions.push(JSON.parse(c.json(t)) as TransactionJson)
+    return { ...header, transactions }
+  }
+
+  /**
+   * Appends the next block after checking every append rule (see `prepareAppend`); nothing
+   * changes when it throws. The transactions are kept as `JSON.stringify` writes them, so one
+   * that it cannot write (a bigint) refuses the block.
+   */
+  appendBlock(block: BlockJson): void {
+    const prepared = this.#prepare(block)
+    // Every record is made before anything is written, so a throw leaves the store as it was.
+    const records = prepared.transactions.map((txn) => Buffer.from(this.#packer.txn.packText(JSON.stringify(txn))))
+    const ends: number[] = []
+    let end = 0
+    for (const r of records) ends.push((end += r.length))
+    this.#columns.commit(prepared, Buffer.concat(records), 0, ends)
+  }
+
+  /**
+   * Appends `blocks` in order as `appendBlock` does one by one, stopping at the first it
+   * refuses, whose error is returned (`BatchAppendStore`). Readers are synchronous, so they see
+   * the batch's blocks all at once.
+   */
+  appendBlocks(blocks: readonly BlockJson[]): BatchAppendResult {
+    for (let i = 0; i < blocks.length; i++) {
+      try {
+        this.appendBlock(blocks[i] as BlockJson)
+      } catch (refused) {
+        return { appended: i, refused }
+      }
+    }
+    return { appended: blocks.length }
+  }
+
+  /**
+   * Appends the block of one line of a chain file (UTF-8 bytes, no newline) if it can be read
+   * without parsing (`LinePacker.pack`) and passes every append rule; returns `false`, with nothing
+   * changed, when it cannot or does not, and the caller parses the line and calls `appendBlock`,
+   * which appends it or throws the error worded for it. What a chain file is loaded with.
+   */
+  appendJsonLine(line: Buffer): boolean {
+    // The records go straight into the arena's chunk, past what is committed, when the line fits
+    // its room (the records are never longer than the line), so they are not copied a second
+    // time; a refused line leaves them uncommitted. Else into a scratch buffer, and `commit`
+    // copies them.
+    const arena = this.#columns.arena
+    let read
+    if (arena.offset + line.length <= arena.chunk.length) {
+      read = this.#packer.pack(line, arena.chunk, arena.offset)
+    } else read = this.#packer.pack(line)
+    if (read === undefined) return false
+    let prepared: PreparedBlock
+    try {
+      prepared = this.#prepare(read.skeleton)
+    } catch {
+      return false
+    }
+    this.#columns.commit(prepared, read.packed, read.start, read.ends)
+    return true
+  }
+
+  #prepare(block: BlockJson): PreparedBlock {
+    const accounts = this.#columns.accounts
+    return prepareAppend(block, this.#columns.tip(), (address) => accounts.get(address)?.next, this.maxBlockTransactions)
+  }
+
+  /**
+   * Drops whole blocks whose `last_version` is below `version`, oldest first. The newest block is
+   * always kept, so the ledger info and the continuity rule survive any prune. O(pruned txns).
+   */
+  pruneBelow(version: U64): void {
+    this.#columns.pruneBelow(version)
+  }
+
+  close(): void {}
+}

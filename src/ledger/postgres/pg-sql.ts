@@ -1,0 +1,104 @@
+import { parseU64, type U64 } from '../../core/u64.js'
+import type { BlockJson } from '../store/types.js'
+
+/**
+ * `value − 2^63` (see pg-schema.ts): u64 keys as PostgreSQL `bigint`. Encoded and decoded only
+ * here; the driver returns `bigint` columns as decimal strings.
+ */
+const KEY_BIAS = 1n << 63n
+const MAX_KEY = KEY_BIAS - 1n
+
+/** The `bigint` key of a u64, as a decimal string parameter. */
+export function toKey(value: U64): string {
+  return String(BigInt(value) - KEY_BIAS)
+}
+
+/** A `bigint` key as the driver returns it (a decimal string) back to a u64. */
+export function fromKey(key: string): U64 {
+  return parseU64(BigInt(key) + KEY_BIAS) as U64
+}
+
+/** The keys of `from .. from + count − 1`, the end clamped at 2^64−1: parameters of a `BETWEEN`. */
+export function keyRange(from: U64, count: number): [string, string] {
+  const first = BigInt(from) - KEY_BIAS
+  const last = first + BigInt(Math.ceil(count)) - 1n
+  return [String(first), String(last < MAX_KEY ? last : MAX_KEY)]
+}
+
+/** In unnest arrays joined with ',', this stands for SQL NULL (no address or key contains it). */
+export const NULL_ITEM = '-'
+
+/** The store's statements; each is one statement, so one snapshot (reads) or one transaction (writes). */
+export const SQL = {
+  info: `SELECT n.block_height, n.last_version, n.epoch::text AS epoch, n.block_timestamp::text AS block_timestamp,
+           o.block_height AS oldest_block_height, o.first_version AS oldest_version
+         FROM (SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1) n, (SELECT * FROM blocks ORDER BY block_height LIMIT 1) o`,
+  tip: 'SELECT block_height, last_version FROM blocks ORDER BY block_height DESC LIMIT 1',
+  txn: 'SELECT json FROM transactions WHERE version = $1',
+  accountTxns: 'SELECT json FROM transactions WHERE sender = $1 AND sequence_number BETWEEN $2 AND $3 ORDER BY sequence_number',
+  nextSeq: 'SELECT next_sequence_number FROM accounts WHERE address = $1',
+  nextSeqs: `SELECT address, next_sequence_number FROM accounts WHERE address = ANY (string_to_array($1, ','))`,
+  headers: `SELECT block_height, block_hash, block_timestamp::text AS block_timestamp, first_version, last_version, NULL AS txns
+            FROM blocks WHERE block_height BETWEEN $1 AND $2 ORDER BY block_height`,
+  // A block and its transactions in one snapshot: never a pruned half.
+  block: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version,
+            CASE WHEN $2 THEN (SELECT string_agg(t.json, ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) END AS txns
+          FROM blocks b WHERE b.block_height = $1`,
+  // A whole batch of blocks in one statement, so one implicit transaction: readers see all of it
+  // or none, a crash keeps all of it or none, and it costs one round trip. Arrays travel as
+  // joined text (no JSON text holds a raw newline), which spares the driver's array escaping.
+  // The notification goes out when the statement commits.
+  append: `WITH b AS (
+      INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch)
+      SELECT * FROM unnest(string_to_array($1, ',')::bigint[], string_to_array($2, ','), string_to_array($3, ',')::numeric[],
+                           string_to_array($4, ',')::bigint[], string_to_array($5, ',')::bigint[], string_to_array($6, ',')::numeric[])
+    ), t AS (
+      INSERT INTO transactions (version, sender, sequence_number, json)
+      SELECT * FROM unnest(string_to_array($7, ',')::bigint[], string_to_array($8, ',', '${NULL_ITEM}'), string_to_array($9, ',', '${NULL_ITEM}')::bigint[], string_to_array($10, E'\\n'))
+    ), a AS (
+      INSERT INTO accounts (address, next_sequence_number)
+      SELECT * FROM unnest(string_to_array($11, ','), string_to_array($12, ',')::bigint[])
+      ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number
+    )
+    SELECT pg_notify($13, $14)`,
+  // Heights and versions rise together: keep the first block reaching `version`, else the newest.
+  prune: `WITH keep AS (
+      SELECT coalesce((SELECT block_height FROM blocks WHERE last_version >= $1 ORDER BY block_height LIMIT 1),
+                      (SELECT max(block_height) FROM blocks)) AS h
+    ), t AS (
+      DELETE FROM transactions WHERE version < (SELECT first_version FROM blocks WHERE block_height = (SELECT h FROM keep))
+    )
+    DELETE FROM blocks WHERE block_height < (SELECT h FROM keep)`,
+} as const
+
+/** A row of `SQL.info`. */
+export interface InfoRow {
+  block_height: string
+  last_version: string
+  epoch: string
+  block_timestamp: string
+  oldest_block_height: string
+  oldest_version: string
+}
+
+/** A row of `SQL.block` and `SQL.headers`. */
+export interface BlockRow {
+  block_height: string
+  block_hash: string
+  block_timestamp: string
+  first_version: string
+  last_version: string
+  /** The transactions' JSON joined with ',', when asked for. */
+  txns: string | null
+}
+
+/** A block row as the node's block JSON without `transactions` (the node omits them when not asked; BlockJson types them as required). */
+export function headerOf(b: BlockRow): BlockJson {
+  return {
+    block_height: String(fromKey(b.block_height)),
+    block_hash: b.block_hash,
+    block_timestamp: b.block_timestamp,
+    first_version: String(fromKey(b.first_version)),
+    last_version: String(fromKey(b.last_version)),
+  } as BlockJson
+}

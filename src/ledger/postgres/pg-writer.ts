@@ -1,0 +1,169 @@
+import type pg from 'pg'
+import type { U64 } from '../../core/u64.js'
+import { checkBlockSize, checkContinuity, checkSequenceNumbers, type CheckedBlock, type LedgerTip } from '../store/append-rules.js'
+import { LedgerDatabaseError } from '../store/database-error.js'
+import { clientConfig, pgDriver, type PgTarget } from './pg-connection.js'
+import { fromKey, NULL_ITEM, SQL, toKey } from './pg-sql.js'
+import type { BatchAppendResult, IngestBlock } from '../store/store.js'
+
+/** Leading bytes of the writer lock's key (`lgas`); the schema's hash is the rest. */
+const LOCK_CLASS = 0x6c676173
+
+/** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
+const ACCOUNT_CACHE_MAX = 1_000_000
+
+/** Connects with `connect`, turning a failure into a `LedgerDatabaseError` that names the server. */
+export async function connectOrRefuse<T>(connect: () => Promise<T>, target: PgTarget): Promise<T> {
+  try {
+    return await connect()
+  } catch (error) {
+    const e = error as { message?: string; code?: string }
+    throw new LedgerDatabaseError(`cannot connect to PostgreSQL ledger ${target.shown}: ${e.message || e.code || String(error)}`, { cause: error })
+  }
+}
+
+/**
+ * The one writer of a PostgreSQL ledger: its own connection, holding a session advisory lock
+ * on the ledger's schema for its lifetime, so no other process appends meanwhile. Being alone,
+ * it keeps the tip and the senders' next sequence numbers it has read or written, and checks a
+ * batch against them in memory. Invariant: the cache is the database's state as long as no
+ * statement has failed; after a failure (committed or not, unknown) the writer must be dropped
+ * and a new one opened, which starts from the database again.
+ */
+export class PgWriter {
+  readonly client: pg.Client
+  #tip: LedgerTip | null = null
+  /** Next sequence number of senders read or written so far; `null`: not in the ledger. */
+  readonly #accounts = new Map<string, U64 | null>()
+
+  private constructor(client: pg.Client) {
+    this.client = client
+  }
+
+  /**
+   * Connects and takes the writer lock. Call `readTip` once the schema is known to exist.
+   *
+   * @throws LedgerDatabaseError when the server cannot be reached or another writer holds the lock.
+   */
+  static async connect(target: PgTarget, connectTimeoutMs: number): Promise<PgWriter> {
+    const client = new (pgDriver().Client)(clientConfig(target, { readonly: false, connectTimeoutMs }))
+    // A lost connection is noticed by the next query, which fails; without a listener it would crash the process.
+    client.on('error', () => {})
+    await connectOrRefuse(() => client.connect(), target)
+    try {
+      const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS ok', [LOCK_CLASS])).rows[0]?.ok
+      if (locked !== true) throw new LedgerDatabaseError(`${target.shown}: another ledger-gas writer is appending to this ledger (one writer at a time; replicas open it with serve)`)
+      return new PgWriter(client)
+    } catch (error) {
+      await client.end().catch(() => {})
+      throw error
+    }
+  }
+
+  async readTip(): Promise<void> {
+    const row = (await this.client.query<{ block_height: string; last_version: string }>(SQL.tip)).rows[0]
+    this.#tip = row === undefined ? null : { block_height: fromKey(row.block_height), last_version: fromKey(row.last_version) }
+  }
+
+  /**
+   * `BatchAppendStore.appendChecked`: for blocks checked on their own, the rules that depend on
+   * the ledger in `prepareAppend`'s order (continuity with the one before, its senders' sequence
+   * numbers), against the cache and the blocks before it in the batch; senders the cache lacks
+   * are read in one query. The accepted prefix is written by one statement that notifies `channel`.
+   */
+  async append(blocks: readonly IngestBlock[], maxTransactions: number, channel: string): Promise<BatchAppendResult> {
+    let refused: unknown
+    await this.#loadAccounts(blocks.map((b) => b.checked))
+    const accepted: IngestBlock[] = []
+    const next = new Map<string, U64>()
+    let tip = this.#tip
+    for (const b of blocks) {
+      const c = b.checked
+      try {
+        checkBlockSize({ block_height: String(c.parsed.block_height), transactions: c.transactions }, maxTransactions)
+        checkContinuity(c.parsed, tip)
+        const after = checkSequenceNumbers(c, (a) => next.get(a) ?? this.#accounts.get(a) ?? undefined)
+        for (const [a, n] of after) next.set(a, n)
+      } catch (error) {
+        refused = error
+        break
+      }
+      accepted.push(b)
+      tip = { block_height: c.parsed.block_height, last_version: c.parsed.last_version }
+    }
+    if (tip !== null && accepted.length > 0) {
+      await this.client.query({ name: 'append', text: SQL.append, values: appendValues(accepted, next, channel, String(tip.block_height)) })
+      this.#tip = tip
+      if (this.#accounts.size + next.size > ACCOUNT_CACHE_MAX) this.#accounts.clear()
+      for (const [a, n] of next) this.#accounts.set(a, n)
+    }
+    return refused === undefined ? { appended: accepted.length } : { appended: accepted.length, refused }
+  }
+
+  /** Drops whole blocks below `version` (see `PgStore.pruneBelow`); the tip and the senders are kept. */
+  async prune(version: U64): Promise<void> {
+    await this.client.query(SQL.prune, [toKey(version)])
+  }
+
+  /** Closes the connection, which releases the lock. */
+  async close(): Promise<void> {
+    await this.client.end().catch(() => {})
+  }
+
+  async #loadAccounts(blocks: CheckedBlock[]): Promise<void> {
+    const missing = new Set<string>()
+    for (const b of blocks) for (const e of b.entries) if (!this.#accounts.has(e.address)) missing.add(e.address)
+    if (missing.size === 0) return
+    const rows = (await this.client.query<{ address: string; next_sequence_number: string }>({ name: 'next_seqs', text: SQL.nextSeqs, values: [[...missing].join(',')] })).rows
+    if (this.#accounts.size + missing.size > ACCOUNT_CACHE_MAX) this.#accounts.clear()
+    for (const a of missing) this.#accounts.set(a, null)
+    for (const r of rows) this.#accounts.set(r.address, fromKey(r.next_sequence_number))
+  }
+}
+
+/** The parameters of `SQL.append` for checked blocks and the senders' next sequence numbers after them. */
+function appendValues(blocks: IngestBlock[], next: Map<string, U64>, channel: string, height: string): string[] {
+  const heights: string[] = []
+  const hashes: string[] = []
+  const timestamps: string[] = []
+  const firsts: string[] = []
+  const lasts: string[] = []
+  const epochs: string[] = []
+  const versions: string[] = []
+  const senders: string[] = []
+  const seqs: string[] = []
+  const jsons: string[] = []
+  for (const { checked: b, transactionJson } of blocks) {
+    const { parsed } = b
+    heights.push(toKey(parsed.block_height))
+    hashes.push(b.block_hash)
+    timestamps.push(String(b.block_timestamp))
+    firsts.push(toKey(parsed.first_version))
+    lasts.push(toKey(parsed.last_version))
+    epochs.push(String(parsed.epoch))
+    // Versions are first_version + i (checkBlock holds each transaction to it).
+    const first = BigInt(toKey(parsed.first_version))
+    let e = 0
+    for (let i = 0; i < transactionJson.length; i++) {
+      versions.push(String(first + BigInt(i)))
+      const entry = b.entries[e]
+      if (entry !== undefined && entry.index === i) {
+        senders.push(entry.address)
+        seqs.push(toKey(entry.sequence_number))
+        e++
+      } else {
+        senders.push(NULL_ITEM)
+        seqs.push(NULL_ITEM)
+      }
+      const json = transactionJson[i] as Uint8Array
+      jsons.push(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'))
+    }
+  }
+  const addresses: string[] = []
+  const nexts: string[] = []
+  for (const [a, n] of next) {
+    addresses.push(a)
+    nexts.push(toKey(n))
+  }
+  return [heights, hashes, timestamps, firsts, lasts, epochs, versions, senders, seqs].map((list) => list.join(',')).concat([jsons.join('\n'), addresses.join(','), nexts.join(','), channel, height])
+}

@@ -1,0 +1,149 @@
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { InvalidDataError } from '../store/errors.js'
+import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
+
+/** One line of a text source with its 1-based number. */
+export interface Line {
+  number: number
+  text: string
+}
+
+/** One line of a source as its UTF-8 bytes (no newline, no trailing `\r`, no BOM), with its 1-based number. */
+export interface LineBytes {
+  number: number
+  /** A view of exactly the line's bytes; valid until the next line is asked for. */
+  bytes: Buffer
+}
+
+/** How `readLines` reads its source. */
+export interface LineOptions {
+  /** Stream read when the source is `-` (default `process.stdin`). */
+  stdin?: NodeJS.ReadableStream | undefined
+  /** Longest line accepted, in bytes without the newline (default `DEFAULT_MAX_LINE_BYTES`, 64 MiB). */
+  maxLineBytes?: number | undefined
+  /** The source's name in messages (default: the path, `<stdin>` for `-`, `<stream>` for a stream). */
+  file?: string | undefined
+  /**
+   * Whether a byte order mark opening the source is dropped (default true). False for a byte
+   * range from the middle of a file (a worker's share of a threaded scan), whose first bytes are
+   * no file's start.
+   */
+  bom?: boolean | undefined
+  /**
+   * The number of the source's first line (default 1). Greater for a byte range from the middle
+   * of a file read on its own (a threaded load resuming on the calling thread), so that lines
+   * and errors are numbered as in the whole file.
+   */
+  firstLine?: number | undefined
+}
+
+/**
+ * What the splitter reads: a path (`-` is standard input), a stream, or any async iterable of
+ * byte chunks, which may refill one buffer for every chunk (the splitter copies what it keeps of
+ * a chunk once it asks for the next).
+ */
+export type LineSource = string | NodeJS.ReadableStream | AsyncIterable<Buffer>
+
+/** The name a source goes by in messages: its path, `<stdin>` for `-`, `<stream>` for a stream. */
+export function sourceName(source: LineSource): string {
+  return typeof source !== 'string' ? '<stream>' : source === '-' ? '<stdin>' : source
+}
+
+/**
+ * Streams the lines of a file (`-` is standard input, or any byte or string stream) in constant
+ * memory: the one splitter every JSON Lines and CSV reader of this project goes through.
+ *
+ * - Lines end at `\n`; a trailing `\r` is dropped; blank lines are skipped but counted, so
+ *   `number` is the line an editor shows.
+ * - A UTF-8 byte order mark at the start of the source is dropped (editors on Windows write one).
+ * - No line longer than `maxLineBytes` bytes is ever buffered: the lines before it are yielded,
+ *   then `InvalidDataError` naming the file, the line and `(line)` is thrown and the source is no
+ *   longer read, so a source without newlines costs at most one chunk past the limit.
+ * - A source that cannot be read (missing, a directory) throws `InvalidDataError` naming it,
+ *   with field `(file)`.
+ *
+ * Memory: one chunk plus the longest line. Time: O(bytes).
+ *
+ * @example for await (const { number, text } of readLines('chain.jsonl')) …
+ */
+export function readLines(source: LineSource, options: LineOptions = {}): AsyncGenerator<Line> {
+  return splitLines(source, options, (number, bytes) => ({ number, text: bytes.toString('utf8') }))
+}
+
+/**
+ * `readLines` without decoding: each line as a view of its bytes, for readers that scan UTF-8
+ * themselves (the block scanner, `scanBlocks`). Same splitting, numbering, BOM, limit and errors.
+ *
+ * @example for await (const { number, bytes } of readLineBytes('chain.jsonl')) …
+ */
+export function readLineBytes(source: LineSource, options: LineOptions = {}): AsyncGenerator<LineBytes> {
+  return splitLines(source, options, (number, bytes) => ({ number, bytes }))
+}
+
+/** The one splitter behind `readLines` and `readLineBytes`; `make` turns a non-blank line into what is yielded. */
+async function* splitLines<T>(source: LineSource, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
+  const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
+  const file = options.file ?? sourceName(source)
+  const bom = options.bom ?? true
+  const firstLine = options.firstLine ?? 1
+  const stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
+  // Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never more
+  // than the limit); `number` is the number of the current line.
+  let held: Buffer[] = []
+  let run = 0
+  let number = firstLine
+  /** The current line, ending at `end` of `last`; `null` when it is blank. */
+  const take = (last: Buffer, start: number, end: number): T | null => {
+    let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
+    held = []
+    // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
+    if (number === firstLine && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
+    if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
+    return bytes.length === 0 ? null : make(number, bytes)
+  }
+  const tooLong = () => new InvalidDataError(file, number, '(line)', `longer than the limit of ${maxLineBytes} bytes per line (max line bytes); one block must fit in one line`)
+  try {
+    for await (const chunk of stream) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array)
+      let start = 0
+      for (;;) {
+        const nl = bytes.indexOf(10, start)
+        run += (nl === -1 ? bytes.length : nl) - start
+        if (run > maxLineBytes) throw tooLong()
+        if (nl === -1) break
+        const line = take(bytes, start, nl)
+        if (line !== null) yield line
+        run = 0
+        number++
+        start = nl + 1
+      }
+      // A copy: the source may refill this chunk's buffer with the next one.
+      if (start < bytes.length) held.push(Buffer.from(bytes.subarray(start)))
+    }
+  } catch (error) {
+    if (error instanceof InvalidDataError) throw error
+    throw unreadable(file, number, error)
+  }
+  const last = take(Buffer.alloc(0), 0, 0)
+  if (last !== null) yield last
+}
+
+/** A read error of the source as `InvalidDataError` naming the file (`(file)`) and how far it got. */
+function unreadable(file: string, number: number, error: unknown): InvalidDataError {
+  const e = error as NodeJS.ErrnoException
+  const reason = e.code === 'EISDIR' ? 'EISDIR (it is a directory)' : (e.code ?? (error instanceof Error ? error.message : String(error)))
+  return new InvalidDataError(file, number === 1 ? 0 : number, '(file)', `cannot read: ${reason}`, { cause: error })
+}
+
+/**
+ * The size of `path` when it names a regular file, which worker threads can read in chunks;
+ * -1 for `-`, pipes and unreadable paths, which are read in place (and so report their errors).
+ */
+export async function regularFileSize(path: string): Promise<number> {
+  if (path === '-') return -1
+  return stat(path).then(
+    (s) => (s.isFile() ? s.size : -1),
+    () => -1,
+  )
+}

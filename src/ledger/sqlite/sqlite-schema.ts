@@ -1,0 +1,138 @@
+import type Database from 'better-sqlite3'
+import { parseU64, type U64 } from '../../core/u64.js'
+
+/**
+ * The SQLite ledger's tables and statements (`sqlite-store.ts`): the schema and its version, the
+ * u64 key encoding, and the prepared statements with their row types.
+ */
+
+/** The `schema_version` this build writes and reads in the `meta` table. */
+export const SCHEMA_VERSION = '1'
+
+/**
+ * u64 columns hold `value − 2^63` in SQLite's signed 64-bit INTEGER: every u64 fits and the
+ * order is kept, so ranges and `ORDER BY` stay exact up to 2^64−1. Decoded only here.
+ */
+const KEY_BIAS = 1n << 63n
+export const MAX_KEY = KEY_BIAS - 1n
+
+/** The key column value of a u64. */
+export function toKey(value: U64): bigint {
+  return BigInt(value) - KEY_BIAS
+}
+
+/** The u64 of a key column value. */
+export function fromKey(key: bigint): U64 {
+  return parseU64(key + KEY_BIAS) as U64
+}
+
+// One row per block; u64 columns are keys (see KEY_BIAS), epoch and timestamp are only echoed.
+// transactions: the node's JSON of each transaction by version, exactly as JSON.stringify writes
+// it (TEXT as earlier builds wrote it, or its UTF-8 bytes as a BLOB as bulk ingest writes it
+// since: reads CAST it to TEXT, so both read the same); sender and sequence_number are
+// set only on sequence-number user transactions, so the partial index below is the account index
+// (address, sequence_number → version) and pruning a version range prunes it too.
+// accounts: next sequence number per sender, kept when its transactions are pruned.
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blocks (
+  block_height INTEGER PRIMARY KEY,
+  block_hash TEXT NOT NULL,
+  block_timestamp TEXT NOT NULL,
+  first_version INTEGER NOT NULL,
+  last_version INTEGER NOT NULL,
+  epoch TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS transactions (
+  version INTEGER PRIMARY KEY,
+  sender TEXT,
+  sequence_number INTEGER,
+  json TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS account_transactions ON transactions (sender, sequence_number) WHERE sender IS NOT NULL;
+CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, next_sequence_number INTEGER NOT NULL) WITHOUT ROWID;
+`
+
+export interface BlockRow {
+  block_height: bigint
+  block_hash: string
+  block_timestamp: string
+  first_version: bigint
+  last_version: bigint
+  epoch: string
+}
+
+export interface InfoRow {
+  block_height: bigint
+  last_version: bigint
+  epoch: string
+  block_timestamp: string
+  oldest_block_height: bigint
+  oldest_version: bigint
+}
+
+/** Rows per multi-row transaction insert: one statement run per 64 rows (bench/stores.ts). */
+export const INSERT_ROWS = 64
+
+/** The `meta` table as a map; empty when it is not ours (another program's table of that name). */
+export function readMeta(db: Database.Database): Map<string, string> {
+  try {
+    return new Map(db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all().map((r) => [r.key, r.value]))
+  } catch {
+    return new Map()
+  }
+}
+
+/** The store's prepared statements, by bind parameters and row type. */
+export interface LedgerStatements {
+  info: Database.Statement<[], InfoRow>
+  newest: Database.Statement<[], BlockRow>
+  block: Database.Statement<[bigint], BlockRow>
+  blockTxns: Database.Statement<[bigint, bigint], string>
+  txn: Database.Statement<[bigint], string>
+  accountTxns: Database.Statement<[string, bigint, bigint], string>
+  dataVersion: Database.Statement<[], bigint>
+  nextSeq: Database.Statement<[string], bigint>
+  firstKept: Database.Statement<[bigint], BlockRow>
+  insertBlock: Database.Statement<[bigint, string, string, bigint, bigint, string]>
+  insertTxn: Database.Statement<[bigint, string | null, bigint | null, Uint8Array]>
+  insertTxns: Database.Statement<unknown[]>
+  upsertAccount: Database.Statement<[string, bigint]>
+  pruneTxns: Database.Statement<[bigint]>
+  pruneBlocks: Database.Statement<[bigint]>
+}
+
+/** Statements with their bind parameters and row types; u64 columns bind and read as biased keys (bigint). */
+export function prepareStatements(db: Database.Database): LedgerStatements {
+  return {
+    info: db.prepare<[], InfoRow>(
+      `SELECT n.block_height, n.last_version, n.epoch, n.block_timestamp, o.block_height AS oldest_block_height, o.first_version AS oldest_version
+       FROM (SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1) n, (SELECT * FROM blocks ORDER BY block_height LIMIT 1) o`,
+    ),
+    newest: db.prepare<[], BlockRow>('SELECT * FROM blocks ORDER BY block_height DESC LIMIT 1'),
+    block: db.prepare<[bigint], BlockRow>('SELECT * FROM blocks WHERE block_height = ?'),
+    // pluck(): each row is its one column, so the row type is that column's.
+    // CAST: a row's JSON is TEXT or its UTF-8 bytes as a BLOB (see SCHEMA); both read as the text.
+    blockTxns: db.prepare<[bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
+    txn: db.prepare<[bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version = ?').pluck(),
+    accountTxns: db
+      .prepare<[string, bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number')
+      .pluck(),
+    // Changes when another connection commits (not this one): what the caches are checked against.
+    dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
+    nextSeq: db.prepare<[string], bigint>('SELECT next_sequence_number FROM accounts WHERE address = ?').pluck(),
+    // Heights and versions rise together, so the first block in height order that reaches
+    // `version` is where pruning stops; the scan is O(pruned blocks).
+    firstKept: db.prepare<[bigint], BlockRow>('SELECT * FROM blocks WHERE last_version >= ? ORDER BY block_height LIMIT 1'),
+    insertBlock: db.prepare<[bigint, string, string, bigint, bigint, string]>(
+      'INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    insertTxn: db.prepare<[bigint, string | null, bigint | null, Uint8Array]>('INSERT INTO transactions (version, sender, sequence_number, json) VALUES (?, ?, ?, ?)'),
+    insertTxns: db.prepare<unknown[]>(`INSERT INTO transactions (version, sender, sequence_number, json) VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?)').join(', ')}`),
+    upsertAccount: db.prepare<[string, bigint]>(
+      'INSERT INTO accounts (address, next_sequence_number) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number',
+    ),
+    pruneTxns: db.prepare<[bigint]>('DELETE FROM transactions WHERE version < ?'),
+    pruneBlocks: db.prepare<[bigint]>('DELETE FROM blocks WHERE block_height < ?'),
+  }
+}

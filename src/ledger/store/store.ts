@@ -1,0 +1,135 @@
+import { parseU64, type U64 } from '../../core/u64.js'
+import type { CheckedBlock } from './append-rules.js'
+import type { BlockJson, TransactionJson } from './types.js'
+
+/** A value, or a promise of it: in-process stores answer synchronously, remote ones need not. */
+export type MaybePromise<T> = T | Promise<T>
+
+/** What the ledger headers report (spec §2.7). */
+export interface LedgerInfo {
+  chain_id: number
+  epoch: U64
+  /** Version of the newest committed transaction. */
+  ledger_version: U64
+  /** Oldest version not pruned (first version of the oldest retained block). */
+  oldest_ledger_version: U64
+  /** Chain timestamp (µs) of the newest block. */
+  ledger_timestamp_usec: U64
+  /** Height of the newest block. */
+  block_height: U64
+  /** Height of the oldest retained block. */
+  oldest_block_height: U64
+}
+
+/**
+ * A ledger of committed blocks. Reads never see a partly appended block. Addresses are in the
+ * canonical long form (`0x` + 64 lowercase hex digits).
+ */
+export interface LedgerStore {
+  /** Ledger info, or `null` while the store holds no block. */
+  ledgerInfo(): MaybePromise<LedgerInfo | null>
+  /** The committed transaction at `version`, or `null` if not retained / not yet committed. */
+  transactionByVersion(version: U64): MaybePromise<TransactionJson | null>
+  /**
+   * Committed sequence-number transactions sent by `address` with sequence numbers in
+   * `[start, start + limit)`, ascending; orderless transactions are never included.
+   */
+  accountTransactions(address: string, start: U64, limit: number): MaybePromise<TransactionJson[]>
+  /**
+   * Optional: `JSON.stringify(transactionByVersion(version))` (or `null`) as the store can write
+   * it without building the object — the text the API sends. Same key order and escapes.
+   */
+  transactionJsonByVersion?(version: U64): MaybePromise<string | null>
+  /** Optional: `accountTransactions(…)` with each transaction as `JSON.stringify` writes it (see `transactionJsonByVersion`). */
+  accountTransactionsJson?(address: string, start: U64, limit: number): MaybePromise<string[]>
+  /** Next sequence number of `address` (count of its committed sequence-number txns); 0 if unknown. */
+  accountSequenceNumber(address: string): MaybePromise<U64>
+  /** The block at `height` with or without its transactions, or `null` if not retained. */
+  blockByHeight(height: U64, withTransactions: boolean): MaybePromise<BlockJson | null>
+  /**
+   * Appends the next block atomically (all of it or nothing). Its height must be the current
+   * height + 1 (or any height for the first block) and its first version the current ledger
+   * version + 1; otherwise throws and nothing changes.
+   */
+  appendBlock(block: BlockJson): MaybePromise<void>
+  /** Drops whole blocks whose last version is below `version`. */
+  pruneBelow(version: U64): MaybePromise<void>
+  close(): MaybePromise<void>
+}
+
+/**
+ * A block as bulk ingest hands it to a store: checked on its own, with each transaction's JSON
+ * text ready to be stored.
+ */
+export interface IngestBlock {
+  /**
+   * `checkBlock` of the block, with the store's `maxBlockTransactions`. Its `transactions` may
+   * be cut down to the fields `checkBlock` reads (the block scanner's skeleton): a store writes
+   * `transactionJson`, never these.
+   */
+  checked: CheckedBlock
+  /** UTF-8 JSON of each transaction, byte for byte what `JSON.stringify` writes for it. */
+  transactionJson: readonly Uint8Array[]
+}
+
+/** What `appendBlocks` did: the blocks appended (a prefix of those given), and why the next one was refused. */
+export interface BatchAppendResult {
+  /** How many of the given blocks were appended, in order. */
+  appended: number
+  /** Why block `appended` was refused; absent when all were appended. */
+  refused?: unknown
+}
+
+/** A store that can append many blocks in one commit: what bulk ingest writes to. */
+export interface BatchAppendStore extends LedgerStore {
+  /** Where the ledger lives, for messages: a file path, or a database URL without its password. */
+  readonly path: string
+  /** Most transactions a block may carry to be appended. */
+  readonly maxBlockTransactions: number
+  /**
+   * Appends `blocks` in order, as `appendBlock` would one by one, in one commit. At the first
+   * refused block it stops: the blocks before it are committed, it and those after it are not,
+   * and the refusal is returned rather than thrown. Other failures (the database) throw, and
+   * then none of the batch is committed. Readers see the batch's blocks all at once.
+   */
+  appendBlocks(blocks: readonly BlockJson[]): MaybePromise<BatchAppendResult>
+  /**
+   * Optional: `appendBlocks` of blocks already checked on their own, whose transactions' JSON
+   * the store takes as given (bulk ingest reads both from the line without building the block).
+   * The rules that depend on the ledger (continuity, sequence numbers) are still the store's.
+   */
+  appendChecked?(blocks: readonly IngestBlock[]): MaybePromise<BatchAppendResult>
+  /**
+   * Optional: the stored blocks at heights `from .. from + count − 1` without their
+   * transactions (as `blockByHeight(h, false)`), ascending; heights not stored are absent. A
+   * store whose reads cost a round trip offers it so a resumed ingest compares many skipped
+   * blocks per read.
+   */
+  blockHeaders?(from: U64, count: number): MaybePromise<BlockJson[]>
+}
+
+/**
+ * The ledger-info row both SQL stores read: heights and versions as index keys (decoded by
+ * `fromKey`, each store's own encoding), epoch and timestamp as decimal text.
+ */
+export interface LedgerInfoRow<K> {
+  epoch: string
+  block_timestamp: string
+  last_version: K
+  oldest_version: K
+  block_height: K
+  oldest_block_height: K
+}
+
+/** `LedgerInfo` from a SQL store's ledger-info row. */
+export function ledgerInfoFromRow<K>(chainId: number, row: LedgerInfoRow<K>, fromKey: (key: K) => U64): LedgerInfo {
+  return {
+    chain_id: chainId,
+    epoch: parseU64(row.epoch) as U64,
+    ledger_version: fromKey(row.last_version),
+    oldest_ledger_version: fromKey(row.oldest_version),
+    ledger_timestamp_usec: parseU64(row.block_timestamp) as U64,
+    block_height: fromKey(row.block_height),
+    oldest_block_height: fromKey(row.oldest_block_height),
+  }
+}
