@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { LedgerDatabaseError, LedgerUnavailableError } from './database-error.js'
+import { NoPasswordError } from './pg-connect-error.js'
 
 /** True for a `postgres://` or `postgresql://` URL: what `--db` takes as a PostgreSQL ledger. */
 export function isPostgresUrl(db: string): boolean {
@@ -98,5 +99,13 @@ export function clientConfig(target: PgTarget, options: ConnectOptions): pg.Clie
     keepAlive: true,
   }
   if (settings.length > 0) config.options = settings.join(' ')
+  // Called only when the server asks for a password and the URL has none (the URL's wins):
+  // PGPASSWORD, else a clear refusal; the driver would send nothing and wait out the server's
+  // authentication timeout.
+  config.password = (params?: { user?: string; host?: string; password?: unknown }) => {
+    const given = process.env.PGPASSWORD
+    if (given === undefined || given === '') throw new NoPasswordError(params?.user ?? '(default user)', params?.host ?? 'localhost')
+    return given
+  }
   return config
 }

@@ -3,11 +3,11 @@ import type { U64 } from '../core/u64.js'
 import { LedgerDatabaseError } from './database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import type { StoreOptions } from './memory-store.js'
-import { asUnavailable, clientConfig, parsePgTarget, type PgTarget } from './pg-connection.js'
+import { asUnavailable, clientConfig, isConnectionError, parsePgTarget, type PgTarget } from './pg-connection.js'
 import { ensureLedgerSchema } from './pg-schema.js'
 import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
-import { connectOrRefuse, PgWriter } from './pg-writer.js'
+import { connectOrRefuse, currentSchema, PgWriter } from './pg-writer.js'
 import { ingestBlocksOf } from './ingest-block.js'
 import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
@@ -98,11 +98,13 @@ export class PgStore implements BatchAppendStore {
     try {
       let found: { chainId: number; schema: string }
       if (readonly) {
-        const client = await connectOrRefuse(() => pool.connect(), target)
+        // A client of its own, not the pool's: a failed connect is ended at once (connectOrRefuse).
+        const client = await connectOrRefuse(new pg.Client(config), target)
         try {
+          await currentSchema(client, target)
           found = await ensureLedgerSchema(client, target.shown, { readonly: true, chainId: options.chainId })
         } finally {
-          client.release()
+          await client.end().catch(() => {})
         }
       } else {
         writer = await PgWriter.connect(target, connectTimeoutMs)
@@ -258,7 +260,8 @@ export class PgStore implements BatchAppendStore {
         if (w === null) {
           w = await PgWriter.connect(this.#target, this.#connectTimeoutMs).catch((error: unknown) => {
             // A connection failure is an outage, not a bad database: unwrap it for asUnavailable.
-            throw error instanceof LedgerDatabaseError && error.cause !== undefined ? error.cause : error
+            // Anything else (a password no longer accepted, the schema dropped) stays what it is.
+            throw error instanceof LedgerDatabaseError && isConnectionError(error.cause) ? error.cause : error
           })
           this.#writer = w
           await w.readTip()
