@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { parseU64, type U64 } from '../core/u64.js'
 import { checkBlockSize, checkContinuity, checkSequenceNumbers, type LedgerTip } from './append-rules.js'
 import { LedgerDatabaseError } from './database-error.js'
+import { sqliteWriteError } from './sqlite-error.js'
 import { ingestBlocksOf } from './ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from './memory-store.js'
@@ -14,6 +15,8 @@ export interface SqliteStoreOptions extends StoreOptions {
   readonly?: boolean
   /** Refuse to create the file when it does not exist. */
   mustExist?: boolean
+  /** Most pages the database may grow to (`PRAGMA max_page_count`): a size quota; a write past it fails as a full disk does. */
+  maxPageCount?: number | undefined
 }
 
 const SCHEMA_VERSION = '1'
@@ -174,6 +177,7 @@ export class SqliteStore implements BatchAppendStore {
           // 64 KiB that journal spilled to a temp file: 19% of the writes' CPU samples in perf
           // (bench/stores.ts). It never outlives its statement.
           db.pragma('temp_store = MEMORY')
+          if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${checkLimitOption('maxPageCount', options.maxPageCount)}`)
         }
       } catch (error) {
         if (error instanceof LedgerDatabaseError) throw error
@@ -291,7 +295,7 @@ export class SqliteStore implements BatchAppendStore {
       return this.#appendTx.immediate(blocks)
     } catch (error) {
       this.#forget()
-      throw error
+      throw sqliteWriteError(error, this.path)
     }
   }
 
