@@ -77,7 +77,15 @@ export async function openFollowing(node: string, db: string | undefined, data: 
       const run = (async () => {
         while (!controller.signal.aborted) {
           try {
-            await ingestFromNode({ url: node, store, signal: controller.signal, intervalMs, onAppend: (height) => onHeight(height), onRetry: (e) => log(formatFollowEvent(e)) })
+            await ingestFromNode({
+              url: node,
+              store,
+              signal: controller.signal,
+              intervalMs,
+              onAppend: (height) => onHeight(height),
+              onRetry: (e) => log(formatFollowEvent(e)),
+              outage: { onOutage: (e) => log(`${e.error.message}; retry ${e.attempt} in ${e.delayMs} ms`), onRecovered: (n) => log(`ledger reachable again after ${n} ${n === 1 ? 'retry' : 'retries'}`) },
+            })
           } catch (error) {
             log(`following ${node}: ${(error as Error).message}`)
             if (!(error instanceof NodeUnavailableError || error instanceof LedgerUnavailableError)) return

@@ -1,13 +1,13 @@
 import pg from 'pg'
 import type { U64 } from '../core/u64.js'
-import { LedgerDatabaseError } from './database-error.js'
+import { LedgerDatabaseError, LedgerUnavailableError } from './database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import type { StoreOptions } from './memory-store.js'
 import { asUnavailable, clientConfig, isConnectionError, parsePgTarget, type PgTarget } from './pg-connection.js'
 import { ensureLedgerSchema } from './pg-schema.js'
 import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
-import { connectOrRefuse, currentSchema, PgWriter } from './pg-writer.js'
+import { connectOrRefuse, currentSchema, PgWriter, WriterLockTakenError } from './pg-writer.js'
 import { ingestBlocksOf } from './ingest-block.js'
 import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from './store.js'
 import type { BlockJson, TransactionJson } from './types.js'
@@ -260,7 +260,10 @@ export class PgStore implements BatchAppendStore {
         if (w === null) {
           w = await PgWriter.connect(this.#target, this.#connectTimeoutMs).catch((error: unknown) => {
             // A connection failure is an outage, not a bad database: unwrap it for asUnavailable.
-            // Anything else (a password no longer accepted, the schema dropped) stays what it is.
+            // So is the lock still held on reconnecting: the server may not yet know that this
+            // writer's lost session is gone. Anything else (a password no longer accepted, the
+            // schema dropped) stays what it is.
+            if (error instanceof WriterLockTakenError) throw new LedgerUnavailableError(`${error.message}; if that is this writer's lost session, the server frees its lock once it notices; retrying`, { cause: error })
             throw error instanceof LedgerDatabaseError && isConnectionError(error.cause) ? error.cause : error
           })
           this.#writer = w

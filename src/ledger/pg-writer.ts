@@ -41,6 +41,9 @@ export async function currentSchema(client: pg.ClientBase, target: PgTarget): Pr
   throw new LedgerDatabaseError(`${target.shown}: no schema to hold the ledger (the server's search_path names none that exists; create one, or name one with ?schema)`)
 }
 
+/** Another session holds the ledger's writer lock. */
+export class WriterLockTakenError extends LedgerDatabaseError {}
+
 /**
  * The one writer of a PostgreSQL ledger: its own connection, holding a session advisory lock
  * on the ledger's schema for its lifetime, so no other process appends meanwhile. Being alone,
@@ -69,7 +72,7 @@ export class PgWriter {
     try {
       const schema = await currentSchema(client, target)
       const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_CLASS, schema])).rows[0]?.ok
-      if (locked !== true) throw new LedgerDatabaseError(`${target.shown}: another ledger-gas writer is appending to this ledger (one writer at a time; replicas open it with serve)`)
+      if (locked !== true) throw new WriterLockTakenError(`${target.shown}: another ledger-gas writer is appending to this ledger (one writer at a time; replicas open it with serve)`)
       return new PgWriter(client)
     } catch (error) {
       await client.end().catch(() => {})

@@ -109,7 +109,7 @@ describe('writers ride out outages of their database', () => {
     const store = flaky(SqliteStore.open(path), ['ok', 'after', 'before', 'after', 'after', 'ok', 'before'], 2)
     const events: OutageEvent[] = []
     let recovered = 0
-    const summary = await ingestJsonLines(Readable.from([jsonl(blocks)]), store, { batchBlocks: 6, outage: { ...noWait, onOutage: (e) => events.push(e), onRecovered: () => recovered++ } })
+    const summary = await ingestJsonLines('-', store, { stdin: Readable.from([jsonl(blocks)]), batchBlocks: 6, outage: { ...noWait, onOutage: (e) => events.push(e), onRecovered: () => recovered++ } })
     expect(summary.appended).toBe(40)
     expect(summary.skipped).toBe(0)
     // Two failed tip reads at the start, then five failed commits over four batches (one
@@ -138,7 +138,7 @@ describe('writers ride out outages of their database', () => {
       }
       return original(b)
     }
-    await expect(ingestJsonLines(Readable.from([jsonl(blocks)]), store, { batchBlocks: 4, outage: noWait })).rejects.toThrow(/another writer appended meanwhile/)
+    await expect(ingestJsonLines('-', store, { stdin: Readable.from([jsonl(blocks)]), batchBlocks: 4, outage: noWait })).rejects.toThrow(/another writer appended meanwhile/)
     await store.close()
   })
 
@@ -151,7 +151,8 @@ describe('writers ride out outages of their database', () => {
     const store = SqliteStore.open(path)
     const events: OutageEvent[] = []
     try {
-      const summary = await ingestJsonLines(Readable.from([jsonl(blocks)]), store, {
+      const summary = await ingestJsonLines('-', store, {
+        stdin: Readable.from([jsonl(blocks)]),
         batchBlocks: 5,
         outage: {
           ...noWait,
@@ -174,18 +175,18 @@ describe('writers ride out outages of their database', () => {
     const blocks = chain(400)
     const path = temp('full.db')
     const capped = SqliteStore.open(path, { maxPageCount: 40 })
-    const thrown = await ingestJsonLines(Readable.from([jsonl(blocks)]), capped, { batchBlocks: 16, outage: noWait }).catch((e: unknown) => e)
+    const thrown = await ingestJsonLines('-', capped, { stdin: Readable.from([jsonl(blocks)]), batchBlocks: 16, outage: noWait }).catch((e: unknown) => e)
     capped.close()
     expect(thrown).toBeInstanceOf(LedgerDatabaseError)
     expect((thrown as Error).message).toMatch(/no room to write \(SQLITE_FULL: the disk is full, or the database reached its page limit\); the batch was rolled back and nothing of it was written/)
     const store = SqliteStore.open(path)
-    const height = (await store.ledgerInfo())?.block_height ?? -1
+    const height = Number((await store.ledgerInfo())?.block_height ?? -1)
     expect(height).toBeGreaterThan(0)
     expect(height).toBeLessThan(399)
     // Whole batches only: the ledger ends at a batch boundary, each block whole.
     expect((height + 1) % 16).toBe(0)
     await expectLedger(store, blocks.slice(0, height + 1))
-    const rerun = await ingestJsonLines(Readable.from([jsonl(blocks)]), store)
+    const rerun = await ingestJsonLines('-', store, { stdin: Readable.from([jsonl(blocks)]) })
     expect(rerun).toMatchObject({ appended: 399 - height, skipped: height + 1 })
     await expectLedger(store, blocks)
     store.close()
@@ -208,7 +209,7 @@ describe('a streaming writer commits on time', () => {
     SqliteStore.open(path).close()
     const reader = SqliteStore.open(path, { readonly: true })
     const input = new PassThrough()
-    const run = ingestJsonLines(input, SqliteStore.open(path), { batchBlocks: 4096, commitIntervalMs: 50 })
+    const run = ingestJsonLines('-', SqliteStore.open(path), { stdin: input, batchBlocks: 4096, commitIntervalMs: 50 })
     try {
       for (const b of blocks) {
         input.write(`${JSON.stringify(b)}\n`)
@@ -244,7 +245,7 @@ describe('a streaming writer commits on time', () => {
     const store = SqliteStore.open(temp('quiet.db'))
     const input = new PassThrough()
     const controller = new AbortController()
-    const run = ingestJsonLines(input, store, { commitIntervalMs: 60_000, signal: controller.signal })
+    const run = ingestJsonLines('-', store, { stdin: input, commitIntervalMs: 60_000, signal: controller.signal })
     input.write(jsonl(blocks))
     await new Promise((r) => setTimeout(r, 50))
     controller.abort()
@@ -260,7 +261,7 @@ describe('a streaming writer commits on time', () => {
     let commits = 0
     const appendChecked = store.appendChecked.bind(store)
     store.appendChecked = (b) => (commits++, appendChecked(b))
-    await ingestJsonLines(Readable.from([jsonl(blocks)]), store, { batchBlocks: 10 })
+    await ingestJsonLines('-', store, { stdin: Readable.from([jsonl(blocks)]), batchBlocks: 10 })
     expect(commits).toBe(3)
     store.close()
   })
