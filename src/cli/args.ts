@@ -13,11 +13,30 @@ export type Flags<O extends Options> = {
 
 export function parseFlags<O extends Options>(command: string, args: string[], options: O): Flags<O> {
   try {
-    const { values } = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
+    const { values } = parseArgs({ args: negativeValuesJoined(args, options), options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
     return values as Flags<O>
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (see 'ledger-gas ${command} --help')`)
   }
+}
+
+/**
+ * `--flag -5` as `--flag=-5` for a flag that takes a value: `parseArgs` reads a value starting
+ * with a dash as ambiguous and asks for `--flag=-XYZ`, while the number's own check (`intFlag`)
+ * can say what the flag accepts.
+ */
+function negativeValuesJoined(args: string[], options: Options): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    const next = args[i + 1]
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-[0-9.]/.test(next)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
 }
 
 /** Reads a required flag or throws a usage error naming it. */
@@ -29,9 +48,10 @@ export function required<T>(value: T | undefined, flag: string): T {
 /** Most worker threads `--threads` asks for: more would only contend for the same cores. */
 export const MAX_THREADS = 64
 
-/** Parses a non-negative integer flag. */
+/** Parses a non-negative integer flag; a negative value is refused as what the flag accepts (positive, or zero or positive). */
 export function intFlag(value: string | undefined, flag: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback
+  if (/^-[0-9]+$/.test(value)) throw new UsageError(`--${flag} must be ${min >= 1 ? 'a positive integer' : 'zero or a positive integer'}, got '${value}'`)
   if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${flag} must be an integer, got '${value}'`)
   const n = Number(value)
   if (n < min || n > max) throw new UsageError(`--${flag} must be between ${min} and ${max}, got ${n}`)

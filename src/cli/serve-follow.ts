@@ -63,6 +63,7 @@ export async function openFollowing(node: string, db: string | undefined, data: 
                 readiness?.failed(`following ${node}: ${formatFollowEvent(e)}`)
                 log(formatFollowEvent(e))
               },
+              outage: { onOutage: (e) => log(`${e.error.message}; retry ${e.attempt} in ${e.delayMs} ms`), onRecovered: (n) => log(`ledger reachable again after ${n} ${n === 1 ? 'retry' : 'retries'}`) },
             })
           } catch (error) {
             readiness?.failed(`following ${node}: ${(error as Error).message}`)

@@ -1,5 +1,6 @@
 import { InvalidConfigError } from '../core/errors.js'
 import { toU64, type U64 } from '../core/u64.js'
+import { appendThroughOutages, retryUnavailable, type BlockKey, type OutageOptions } from '../ledger/ingest/outage.js'
 import type { BatchAppendStore } from '../ledger/store/store.js'
 import type { BlockJson } from '../ledger/store/types.js'
 import type { RetryPolicy } from './backoff.js'
@@ -35,6 +36,12 @@ export interface IngestNodeOptions {
   onAppend?: ((height: U64, blocks: number) => void) | undefined
   /** Called before each retry of a request to the node. */
   onRetry?: ((event: RetryEvent) => void) | undefined
+  /**
+   * How an outage of the ledger's database is ridden out: reads and commits failing with
+   * `LedgerUnavailableError` are retried with backoff, the fetched blocks kept, until they
+   * succeed (`retryUnavailable`); `signal` stops the retries.
+   */
+  outage?: Omit<OutageOptions, 'signal'> | undefined
   /** Retry bounds and backoff of each request; see `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy> | undefined
   /** Per-request timeout, body included (ms, default 10000). */
@@ -89,7 +96,8 @@ export async function ingestFromNode(options: IngestNodeOptions): Promise<Ingest
   const client = nodeClientOf(o, controller.signal, options.onRetry ?? (() => {}))
   const fetchOptions = { pageSize: o.pageSize, pageTransactions: o.pageTransactions }
   let appended = 0
-  const stored = await store.ledgerInfo()
+  const outage: OutageOptions = { ...options.outage, signal: controller.signal }
+  const stored = await retryUnavailable(() => store.ledgerInfo(), outage)
   let height: bigint | null = stored === null ? null : BigInt(stored.block_height)
   try {
     let node = await nodePosition(client)
@@ -117,7 +125,7 @@ export async function ingestFromNode(options: IngestNodeOptions): Promise<Ingest
           blocks.push(outcome.block)
         }
       }
-      const result = await store.appendBlocks(blocks)
+      const result = await appendThroughOutages(store, blocks, (some) => store.appendBlocks(some), keyOfBlock, outage)
       appended += result.appended
       if (result.appended > 0) {
         height = next + BigInt(result.appended) - 1n
@@ -143,6 +151,8 @@ async function nodePosition(client: NodeClient): Promise<NodePosition> {
   if ('bad' in info) throw new NodeResponseError(answer.url, answer.status, `ledger info ${info.bad} must be a u64 decimal string, got ${JSON.stringify(info.value) ?? 'nothing'}`)
   return info
 }
+
+const keyOfBlock = (b: BlockJson): BlockKey => ({ height: toU64(BigInt(b.block_height)), hash: b.block_hash })
 
 function positive(key: string, value: number): number {
   if (!(Number.isSafeInteger(value) && value >= 1)) throw new InvalidConfigError(key, `must be a positive integer, got ${value}`)

@@ -68,7 +68,13 @@ function describeNetworkError(error: unknown): string {
 function describeErrorBody(body: unknown, text: string): string {
   const o = body as { message?: unknown; error_code?: unknown } | undefined
   if (typeof o?.message === 'string') return typeof o.error_code === 'string' ? `${o.error_code}: ${o.message}` : o.message
+  if (/^\s*</.test(text)) return '(an HTML page, not the node API)'
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
+}
+
+/** A web page rather than an API answer: an HTML content type, or a body that opens with a tag. */
+function looksLikeHtml(text: string, headers: Headers): boolean {
+  return /\bhtml\b/i.test(headers.get('content-type') ?? '') || /^\s*</.test(text)
 }
 
 function parseJson(text: string): unknown {
@@ -138,6 +144,7 @@ export class NodeClient {
         const body = parseJson(a.text)
         const position = positionFromHeaders(a.headers, this.#o.headerPrefixes)
         if (a.status >= 200 && a.status <= 299) {
+          if (body === undefined && looksLikeHtml(a.text, a.headers)) throw new NodeResponseError(url, a.status, `the URL answered HTML, not the node API${/\/v1$/.test(this.#base) ? ' (is it the API root?)' : ` — did you mean ${this.#base}/v1?`}`)
           if (body === undefined) throw new NodeResponseError(url, a.status, `the body is not JSON: ${describeErrorBody(undefined, a.text)}`)
           return { url, status: a.status, body, position }
         }

@@ -5,6 +5,7 @@ import { regularFileSize, sourceName } from './read/lines.js'
 import { ingestBlocksThreaded } from './threads/scan-threads.js'
 import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
+import { appendThroughOutages, retryUnavailable, type BlockKey, type OutageOptions } from './ingest/outage.js'
 import type { BatchAppendStore, IngestBlock, LedgerInfo } from './store/store.js'
 import type { BlockJson } from './store/types.js'
 
@@ -19,6 +20,19 @@ export interface IngestOptions extends LoadOptions {
   batchTransactions?: number
   /** Stops reading when aborted; what was read is committed first. */
   signal?: AbortSignal
+  /**
+   * Commits the blocks read so far once this long (ms) has passed since the first of them was
+   * read, even when the batch is not full: a stream paced by its producer (a live feed on
+   * standard input) then reaches readers within about this long, while a fast input still
+   * fills whole batches. Default: none, commits only when a batch is full (a file).
+   */
+  commitIntervalMs?: number | undefined
+  /**
+   * How a database outage is ridden out (`retryUnavailable`): reads and commits that fail with
+   * `LedgerUnavailableError` are retried with backoff until they succeed, the pending batch
+   * kept; `signal` stops the retries.
+   */
+  outage?: Omit<OutageOptions, 'signal'> | undefined
   /**
    * Worker threads that read and check the lines of a regular file while this thread writes
    * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place.
@@ -63,7 +77,10 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   const file = sourceName(source)
   const maxBlocks = options.batchBlocks ?? 4096
   const maxTxns = options.batchTransactions ?? 20_000
-  const stored = await store.ledgerInfo()
+  const interval = options.commitIntervalMs
+  const outage: OutageOptions = { ...options.outage, signal: options.signal }
+  const retry = <T>(read: () => Promise<T> | T) => retryUnavailable(read, outage)
+  const stored = await retry(() => store.ledgerInfo())
   let appended = 0
   let skipped = 0
   let interrupted = false
@@ -77,7 +94,8 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     pending = []
     pendingTxns = 0
     const blocks = batch.map((p) => p.block)
-    const result = await (store.appendChecked !== undefined ? store.appendChecked(blocks) : store.appendBlocks(blocks.map(blockOfIngest)))
+    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
+    const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
     appended += result.appended
     if (result.appended < batch.length) throw InvalidDataError.at(file, (batch[result.appended] as Pending).line, result.refused)
   }
@@ -87,16 +105,38 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   let window = new Map<string, BlockJson>()
   let windowEnd = -1n
   const storedHeader = async (height: U64): Promise<BlockJson | null> => {
-    if (store.blockHeaders === undefined) return store.blockByHeight(height, false)
+    const headers = store.blockHeaders?.bind(store)
+    if (headers === undefined) return retry(() => store.blockByHeight(height, false))
     if (BigInt(height) > windowEnd) {
-      window = new Map((await store.blockHeaders(height, maxBlocks)).map((b) => [b.block_height, b]))
+      window = new Map((await retry(() => headers(height, maxBlocks))).map((b) => [b.block_height, b]))
       windowEnd = BigInt(height) + BigInt(maxBlocks) - 1n
     }
     return window.get(String(height)) ?? null
   }
 
+  const lines = ingestBlocks(source, file, store.maxBlockTransactions, options)
+  /** The read of the next line, kept across a commit that its wait made due. */
+  let nextLine: Promise<IteratorResult<{ line: number; block: IngestBlock }>> | undefined
+  /** When the first pending block was read (`performance.now()`). */
+  let firstPendingAt = 0
   try {
-    for await (const { line, block } of ingestBlocks(source, file, store.maxBlockTransactions, options)) {
+    for (;;) {
+      nextLine ??= lines.next()
+      const deadline = interval !== undefined && pending.length > 0 ? firstPendingAt + interval : undefined
+      // A stream (a commit interval) may go quiet, so the signal is watched while waiting; a
+      // file's next line is never far, and is checked for the signal below.
+      const step = interval === undefined ? await nextLine : await nextOrDue(nextLine, deadline, options.signal)
+      if (step === 'due') {
+        await flush()
+        continue
+      }
+      if (step === 'aborted') {
+        interrupted = true
+        break
+      }
+      nextLine = undefined
+      if (step.done === true) break
+      const { line, block } = step.value
       if (options.signal?.aborted) {
         interrupted = true
         break
@@ -124,6 +164,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
         skipped++
         continue
       }
+      if (pending.length === 0) firstPendingAt = performance.now()
       pending.push({ block, line })
       pendingTxns += checked.transactions.length
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
@@ -132,9 +173,45 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     // Keep the good blocks read before the bad line: a rerun then resumes after them.
     await flush()
     throw error
+  } finally {
+    // A read still waiting (a stream that went quiet when the signal stopped us) would hold up
+    // returning the generator: it is returned once that read settles.
+    if (nextLine === undefined) await lines.return(undefined)
+    else
+      void nextLine.then(
+        () => lines.return(undefined),
+        () => {},
+      )
   }
   await flush()
-  return { appended, skipped, interrupted, ledger: await store.ledgerInfo() }
+  return { appended, skipped, interrupted, ledger: await retry(() => store.ledgerInfo()) }
+}
+
+/** The key `appendThroughOutages` checks a block by after a lost commit. */
+const keyOfIngest = (b: IngestBlock): BlockKey => ({ height: b.checked.parsed.block_height, hash: b.checked.block_hash })
+
+/**
+ * The next line, or `'due'` when `deadline` (a `performance.now()` time) comes first, or
+ * `'aborted'` when `signal` does; `next` stays pending for the next call.
+ */
+async function nextOrDue<T>(next: Promise<T>, deadline: number | undefined, signal: AbortSignal | undefined): Promise<T | 'due' | 'aborted'> {
+  if (signal?.aborted) return 'aborted'
+  if (deadline !== undefined && deadline <= performance.now()) return 'due'
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let onAbort: (() => void) | undefined
+  try {
+    return await Promise.race<T | 'due' | 'aborted'>([
+      next,
+      new Promise<'due' | 'aborted'>((resolve) => {
+        if (deadline !== undefined) timer = setTimeout(() => resolve('due'), Math.max(0, deadline - performance.now()))
+        onAbort = () => resolve('aborted')
+        signal?.addEventListener('abort', onAbort, { once: true })
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+    if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
+  }
 }
 
 /** The lines of `source` as ingest blocks, read on worker threads or in place (`IngestOptions.threads`). */

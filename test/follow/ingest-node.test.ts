@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
+import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { run as serve } from '../../src/cli/commands/serve.js'
 import { NodeResponseError } from '../../src/follow/errors.js'
@@ -39,6 +40,39 @@ describe('ingestFromNode', () => {
       expect(await ingestFromNode({ url: node.url, store: db, once: true })).toEqual({ appended: 0, height: 420 })
     } finally {
       db.close()
+      await node.close()
+    }
+  })
+
+  it('a ledger locked by another connection (SQLITE_BUSY) is waited out: the fetched blocks are kept and committed once, none lost', { timeout: 60_000 }, async () => {
+    const node = await startServer(sampleBlocks(1, 120))
+    const path = dbPath()
+    SqliteStore.open(path).close()
+    const locker = new Database(path)
+    locker.exec('BEGIN IMMEDIATE')
+    const db = SqliteStore.open(path)
+    const outages: string[] = []
+    try {
+      const summary = await ingestFromNode({
+        url: node.url,
+        store: db,
+        once: true,
+        startHeight: 1,
+        batchBlocks: 50,
+        outage: {
+          initialDelayMs: 1,
+          onOutage: (e) => {
+            outages.push(e.error.message)
+            if (locker.inTransaction) locker.exec('ROLLBACK')
+          },
+        },
+      })
+      expect(summary).toEqual({ appended: 120, height: 120 })
+      expect(outages[0]).toMatch(/locked by another connection \(SQLITE_BUSY\)/)
+      expectSameBlocks(db, node, [1, 50, 51, 120])
+    } finally {
+      db.close()
+      locker.close()
       await node.close()
     }
   })

@@ -49,7 +49,7 @@ export const run: Command = async (args, io) => {
     io.stdout.write(HELP)
     return 0
   }
-  const blocks = intFlag(required(flags.blocks, 'blocks'), 'blocks', 0)
+  const blocks = intFlag(required(flags.blocks, 'blocks'), 'blocks', 0, 1)
   const seed = intFlag(required(flags.seed, 'seed'), 'seed', 0)
   const output = required(flags.output, 'output')
   const scenario = (flags.scenario ?? CHAIN_DEFAULTS.scenario) as Scenario

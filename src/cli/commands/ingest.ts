@@ -1,8 +1,9 @@
 import { formatFollowEvent } from '../../follow/events.js'
 import { ingestFromNode } from '../../follow/ingest-node.js'
 import { ingestJsonLines } from '../../ledger/ingest.js'
-import { sourceName } from '../../ledger/read/lines.js'
+import { regularFileSize, sourceName } from '../../ledger/read/lines.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../../ledger/store/limits.js'
+import type { OutageOptions } from '../../ledger/ingest/outage.js'
 import type { BatchAppendStore } from '../../ledger/store/store.js'
 import { intFlag, MAX_THREADS, parseFlags, required } from '../args.js'
 import { InterruptedError, UsageError } from '../errors.js'
@@ -12,7 +13,8 @@ import { openLedger } from '../open-store.js'
 import { checkInput } from '../paths.js'
 
 const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--chain-id N] [--batch N]
-                         [--max-line-bytes N] [--max-block-txns N] [--threads N]
+                         [--commit-interval MS] [--max-line-bytes N] [--max-block-txns N]
+                         [--threads N]
        ledger-gas ingest --db FILE|URL --from-node URL [--once] [--interval MS] [--chain-id N]
                          [--batch N] [--max-block-txns N]
 
@@ -30,6 +32,11 @@ Resumable: blocks already in the ledger are skipped when identical.
   --chain-id N     chain id of a new ledger (0..255, default 4); must match an existing one
   --batch N        blocks per database transaction (default 4096 for a file, at most
                    20,000 transactions; 64 with --from-node)
+  --commit-interval MS
+                   commit what was read once MS have passed since the first uncommitted
+                   block, batch full or not (default 1000 when --input is a stream: - or a
+                   pipe, so a live feed reaches replicas within about a second; a regular
+                   file commits full batches only unless this is given)
   --max-line-bytes N   longest input line (one block) accepted (default ${DEFAULT_MAX_LINE_BYTES}, 64 MiB)
   --max-block-txns N   most transactions per block accepted (default ${DEFAULT_MAX_BLOCK_TRANSACTIONS})
   --threads N      read and check a regular input file on N worker threads while the main
@@ -38,6 +45,13 @@ Resumable: blocks already in the ledger are skipped when identical.
 
 A line or block over a limit stops the ingest with an error naming the file, the line and
 the field; the blocks before it stay committed.
+
+Outages of the database (a lost connection, a PostgreSQL restart or failover, a SQLite
+file locked by another writer) are ridden out: the ingest keeps what it has read, retries
+with backoff (a line on standard error per retry), re-reads the ledger's tip and goes on,
+with no block lost or appended twice. It exits only on what retrying cannot fix (bad data,
+a foreign schema, a refused password, a full disk), with the reason. A database that
+cannot be reached when the ingest starts is a configuration error: exit 2 at once.
 
 With --from-node the blocks come from an Aptos-compatible node (or 'ledger-gas serve'):
   --from-node URL  the node's API root, /v1 included; the ledger continues from its newest
@@ -60,6 +74,7 @@ export const run: Command = async (args, io) => {
     'from-node': { type: 'string' },
     once: { type: 'boolean' },
     interval: { type: 'string' },
+    'commit-interval': { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -75,12 +90,16 @@ export const run: Command = async (args, io) => {
   const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
   const threads = intFlag(flags.threads, 'threads', 0, 0, MAX_THREADS)
   await checkInput(input, 'input')
+  // A stream is paced by its producer: commit on time as well. A regular file keeps full batches.
+  const stream = (await regularFileSize(input)) < 0
+  const commitIntervalFlag = flags['commit-interval']
+  const commitIntervalMs = commitIntervalFlag === undefined && !stream ? undefined : intFlag(commitIntervalFlag, 'commit-interval', 1000, 1, 86_400_000)
   // A database that is not a ledger of ours (another program's SQLite file or schema) is refused untouched.
   const opened = await openLedger(db, { readonly: false, chainId, maxBlockTransactions })
   const store: BatchAppendStore = opened.store
   try {
     const started = performance.now()
-    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes, threads })
+    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes, threads, commitIntervalMs, outage: outageLog(io) })
     const seconds = (performance.now() - started) / 1000
     const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
@@ -94,9 +113,10 @@ export const run: Command = async (args, io) => {
 }
 
 /** `ingest --from-node`: append a node's blocks, once up to its height or following it. */
-async function fromNode(node: string, db: string, flags: { 'chain-id'?: string | undefined; batch?: string | undefined; 'max-block-txns'?: string | undefined; input?: string | undefined; once?: boolean | undefined; interval?: string | undefined; threads?: string | undefined }, io: CliIo): Promise<number> {
+async function fromNode(node: string, db: string, flags: { 'chain-id'?: string | undefined; batch?: string | undefined; 'max-block-txns'?: string | undefined; input?: string | undefined; once?: boolean | undefined; interval?: string | undefined; threads?: string | undefined; 'commit-interval'?: string | undefined }, io: CliIo): Promise<number> {
   if (flags.input !== undefined) throw new UsageError('--input and --from-node cannot be used together')
   if (flags.threads !== undefined) throw new UsageError('--threads reads an --input file on worker threads; it does not apply to --from-node')
+  if (flags['commit-interval'] !== undefined) throw new UsageError('--commit-interval paces commits of an --input stream; with --from-node each block commits as it comes once caught up')
   let protocol: string | undefined
   try {
     protocol = new URL(node).protocol
@@ -124,6 +144,7 @@ async function fromNode(node: string, db: string, flags: { 'chain-id'?: string |
         if (!flags.once) log(`block ${height} (+${blocks})`)
       },
       onRetry: (e) => log(formatFollowEvent(e)),
+      outage: outageLog(io),
     })
     const seconds = (performance.now() - started) / 1000
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
@@ -131,5 +152,14 @@ async function fromNode(node: string, db: string, flags: { 'chain-id'?: string |
     return EXIT.ok
   } finally {
     await opened.store.close()
+  }
+}
+
+/** Outage reports of a writer on standard error: each retry with its wait, and the recovery. */
+function outageLog(io: CliIo): OutageOptions {
+  const log = (line: string) => io.stderr.write(`ledger-gas ingest: ${line}\n`)
+  return {
+    onOutage: (e) => log(`${e.error.message}; retry ${e.attempt} in ${e.delayMs} ms (what was read is kept)`),
+    onRecovered: (attempts) => log(`ledger reachable again after ${attempts} ${attempts === 1 ? 'retry' : 'retries'}; going on`),
   }
 }

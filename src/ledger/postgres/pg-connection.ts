@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { LedgerDatabaseError, LedgerUnavailableError } from '../store/database-error.js'
 import { requirePeer } from '../optional-peer.js'
+import { NoPasswordError } from './pg-connect-error.js'
 
 /** The `pg` driver, loaded on first use: it is an optional peer, so the engine installs without it. */
 export function pgDriver(): typeof pg {
@@ -104,5 +105,13 @@ export function clientConfig(target: PgTarget, options: ConnectOptions): pg.Clie
     keepAlive: true,
   }
   if (settings.length > 0) config.options = settings.join(' ')
+  // Called only when the server asks for a password and the URL has none (the URL's wins):
+  // PGPASSWORD, else a clear refusal; the driver would send nothing and wait out the server's
+  // authentication timeout.
+  config.password = (params?: { user?: string; host?: string; password?: unknown }) => {
+    const given = process.env.PGPASSWORD
+    if (given === undefined || given === '') throw new NoPasswordError(params?.user ?? '(default user)', params?.host ?? 'localhost')
+    return given
+  }
   return config
 }

@@ -1,16 +1,16 @@
 import type pg from 'pg'
 import type { U64 } from '../../core/u64.js'
-import { LedgerDatabaseError } from '../store/database-error.js'
+import { LedgerDatabaseError, LedgerUnavailableError } from '../store/database-error.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import type { StoreOptions } from '../store/store-options.js'
-import { asUnavailable, clientConfig, parsePgTarget, pgDriver, type PgTarget } from './pg-connection.js'
+import { asUnavailable, clientConfig, isConnectionError, parsePgTarget, pgDriver, type PgTarget } from './pg-connection.js'
 import { ensureLedgerSchema } from './pg-schema.js'
 import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
-import { connectOrRefuse, PgWriter } from './pg-writer.js'
+import { connectOrRefuse, currentSchema, PgWriter, WriterLockTakenError } from './pg-writer.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from '../store/store.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
+import type { StoreOptions } from '../store/store-options.js'
 
 /** Options of `PgStore.open`. */
 export interface PgStoreOptions extends StoreOptions {
@@ -98,11 +98,13 @@ export class PgStore implements BatchAppendStore {
     try {
       let found: { chainId: number; schema: string }
       if (readonly) {
-        const client = await connectOrRefuse(() => pool.connect(), target)
+        // A client of its own, not the pool's: a failed connect is ended at once (connectOrRefuse).
+        const client = await connectOrRefuse(new (pgDriver().Client)(config), target)
         try {
+          await currentSchema(client, target)
           found = await ensureLedgerSchema(client, target.shown, { readonly: true, chainId: options.chainId })
         } finally {
-          client.release()
+          await client.end().catch(() => {})
         }
       } else {
         writer = await PgWriter.connect(target, connectTimeoutMs)
@@ -258,7 +260,11 @@ export class PgStore implements BatchAppendStore {
         if (w === null) {
           w = await PgWriter.connect(this.#target, this.#connectTimeoutMs).catch((error: unknown) => {
             // A connection failure is an outage, not a bad database: unwrap it for asUnavailable.
-            throw error instanceof LedgerDatabaseError && error.cause !== undefined ? error.cause : error
+            // So is the lock still held on reconnecting: the server may not yet know that this
+            // writer's lost session is gone. Anything else (a password no longer accepted, the
+            // schema dropped) stays what it is.
+            if (error instanceof WriterLockTakenError) throw new LedgerUnavailableError(`${error.message}; if that is this writer's lost session, the server frees its lock once it notices; retrying`, { cause: error })
+            throw error instanceof LedgerDatabaseError && isConnectionError(error.cause) ? error.cause : error
           })
           this.#writer = w
           await w.readTip()

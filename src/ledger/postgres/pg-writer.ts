@@ -2,6 +2,7 @@ import type pg from 'pg'
 import type { U64 } from '../../core/u64.js'
 import { checkBlockSize, checkContinuity, checkSequenceNumbers, type CheckedBlock, type LedgerTip } from '../store/append-rules.js'
 import { LedgerDatabaseError } from '../store/database-error.js'
+import { connectError } from './pg-connect-error.js'
 import { clientConfig, pgDriver, type PgTarget } from './pg-connection.js'
 import { fromKey, NULL_ITEM, SQL, toKey } from './pg-sql.js'
 import type { BatchAppendResult, IngestBlock } from '../store/store.js'
@@ -12,15 +13,36 @@ const LOCK_CLASS = 0x6c676173
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
 const ACCOUNT_CACHE_MAX = 1_000_000
 
-/** Connects with `connect`, turning a failure into a `LedgerDatabaseError` that names the server. */
-export async function connectOrRefuse<T>(connect: () => Promise<T>, target: PgTarget): Promise<T> {
+/**
+ * Connects `client`, turning a failure into a one-line `LedgerDatabaseError` that says what to
+ * fix (`connectError`). The client is ended on failure: a server still waiting for a password
+ * would otherwise hold the socket, and the process, until its authentication timeout.
+ */
+export async function connectOrRefuse(client: pg.Client, target: PgTarget): Promise<pg.Client> {
+  // A connection lost later is noticed by the next query, which fails; unheard, it would crash the process.
+  client.on('error', () => {})
   try {
-    return await connect()
+    await client.connect()
+    return client
   } catch (error) {
-    const e = error as { message?: string; code?: string }
-    throw new LedgerDatabaseError(`cannot connect to PostgreSQL ledger ${target.shown}: ${e.message || e.code || String(error)}`, { cause: error })
+    await client.end().catch(() => {})
+    throw connectError(error, target)
   }
 }
+
+/**
+ * The schema the connection's `search_path` resolved to; refused when it names none that
+ * exists, before the writer lock, whose key hashes the schema's name (a NULL key is no lock).
+ */
+export async function currentSchema(client: pg.ClientBase, target: PgTarget): Promise<string> {
+  const schema = (await client.query<{ s: string | null }>('SELECT current_schema() AS s')).rows[0]?.s ?? null
+  if (schema !== null) return schema
+  if (target.schema !== undefined) throw new LedgerDatabaseError(`${target.shown}: schema ${target.schema} does not exist (create it, or drop ?schema)`)
+  throw new LedgerDatabaseError(`${target.shown}: no schema to hold the ledger (the server's search_path names none that exists; create one, or name one with ?schema)`)
+}
+
+/** Another session holds the ledger's writer lock. */
+export class WriterLockTakenError extends LedgerDatabaseError {}
 
 /**
  * The one writer of a PostgreSQL ledger: its own connection, holding a session advisory lock
@@ -46,13 +68,11 @@ export class PgWriter {
    * @throws LedgerDatabaseError when the server cannot be reached or another writer holds the lock.
    */
   static async connect(target: PgTarget, connectTimeoutMs: number): Promise<PgWriter> {
-    const client = new (pgDriver().Client)(clientConfig(target, { readonly: false, connectTimeoutMs }))
-    // A lost connection is noticed by the next query, which fails; without a listener it would crash the process.
-    client.on('error', () => {})
-    await connectOrRefuse(() => client.connect(), target)
+    const client = await connectOrRefuse(new (pgDriver().Client)(clientConfig(target, { readonly: false, connectTimeoutMs })), target)
     try {
-      const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext(current_schema())) AS ok', [LOCK_CLASS])).rows[0]?.ok
-      if (locked !== true) throw new LedgerDatabaseError(`${target.shown}: another ledger-gas writer is appending to this ledger (one writer at a time; replicas open it with serve)`)
+      const schema = await currentSchema(client, target)
+      const locked = (await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok', [LOCK_CLASS, schema])).rows[0]?.ok
+      if (locked !== true) throw new WriterLockTakenError(`${target.shown}: another ledger-gas writer is appending to this ledger (one writer at a time; replicas open it with serve)`)
       return new PgWriter(client)
     } catch (error) {
       await client.end().catch(() => {})

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import type { U64 } from '../../core/u64.js'
 import { checkBlockSize, checkContinuity, checkSequenceNumbers, type LedgerTip } from '../store/append-rules.js'
 import { LedgerDatabaseError } from '../store/database-error.js'
+import { sqliteWriteError } from './sqlite-error.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
@@ -18,6 +19,8 @@ export interface SqliteStoreOptions extends StoreOptions {
   readonly?: boolean
   /** Refuse to create the file when it does not exist. */
   mustExist?: boolean
+  /** Most pages the database may grow to (`PRAGMA max_page_count`): a size quota; a write past it fails as a full disk does. */
+  maxPageCount?: number | undefined
 }
 
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
@@ -113,6 +116,7 @@ export class SqliteStore implements BatchAppendStore {
           // 64 KiB that journal spilled to a temp file: 19% of the writes' CPU samples in perf
           // (bench/stores.ts). It never outlives its statement.
           db.pragma('temp_store = MEMORY')
+          if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${checkLimitOption('maxPageCount', options.maxPageCount)}`)
         }
       } catch (error) {
         if (error instanceof LedgerDatabaseError) throw error
@@ -230,7 +234,7 @@ export class SqliteStore implements BatchAppendStore {
       return this.#appendTx.immediate(blocks)
     } catch (error) {
       this.#forget()
-      throw error
+      throw sqliteWriteError(error, this.path)
     }
   }
 
