@@ -95,6 +95,7 @@ describe('public exports', () => {
   it('ledger-gas/replay', () => {
     expect(Object.keys(replay).sort()).toMatchInlineSnapshot(`
       [
+        "ACI_DEFAULTS",
         "Backtest",
         "DEFAULT_STRATEGIES",
         "DownsampledSeries",
@@ -108,6 +109,7 @@ describe('public exports', () => {
         "Scorer",
         "TARGET_DEFAULT_PROMISES",
         "TIERS",
+        "createAciStrategy",
         "createAptosStrategy",
         "createGethStrategy",
         "createTargetStrategy",
