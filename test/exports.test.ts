@@ -24,6 +24,8 @@ describe('public exports', () => {
         "LedgerGasError",
         "MAX_BLOCK_HISTORY",
         "MAX_PROMISE_K",
+        "PROMISE_LEARNER_DEFAULTS",
+        "PromiseLearner",
         "SORTED_WINDOW_MAX",
         "SlidingWindow",
         "SuffixMin",

@@ -8,6 +8,8 @@ export type { CalibratedConfig, CalibratedConfigInput, TierPromise } from './cal
 export { DEFAULT_CALIBRATED_CONFIG, MAX_PROMISE_K, resolveCalibratedConfig } from './calibrated-config.js'
 export type { CalibratedExplain, CalibratedTier, TierName } from './calibrated-estimator.js'
 export { CalibratedEstimator, createCalibratedEstimator } from './calibrated-estimator.js'
+export type { ChainState, PromiseExplain, PromiseLearnerOptions } from './promise-learner.js'
+export { PROMISE_LEARNER_DEFAULTS, PromiseLearner } from './promise-learner.js'
 export type { EstimatorConfig, EstimatorConfigInput, StaticOverride } from './config.js'
 export type { Coverage } from './conformal-quotes.js'
 export { ConformalQuotes } from './conformal-quotes.js'
