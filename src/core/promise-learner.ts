@@ -235,6 +235,38 @@ export class PromiseLearner {
     return w.valueAt(Math.max(1, Math.ceil((this.promises[i] as TierPromise).q * n - 1e-9)) - 1) <= this.floor
   }
 
+  /**
+   * The learner's chance that a price is included within promise i's k: the share of the
+   * driving expert's samples at or below `price`, raised by the calibration where the learner
+   * serves a level below q (it found that share pessimistic), so a price at the served level
+   * reads at least q; never above 1, and 1 at or above every sample. `null` with no sample. O(W)
+   * at worst (a binary search over the order statistics).
+   */
+  probabilityOf(i: number, price: U64): number | null {
+    const w = this.windowOf(i, this.chosen[i] as number)
+    const n = w.length
+    if (n === 0) return null
+    let lo = 0
+    let hi = n
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (w.valueAt(mid) <= price) lo = mid + 1
+      else hi = mid
+    }
+    const raise = Math.max(0, (this.promises[i] as TierPromise).q - Math.max(0, this.level(i)))
+    return Math.min(1, lo / n + raise)
+  }
+
+  /**
+   * Promise i's learner priced for another probability q′ at the same k: the driving expert's
+   * quantile at the served level moved by q′ − q (the floor rule applies only at q′ ≤ q).
+   */
+  priceAt(i: number, q: number): U64 {
+    const own = (this.promises[i] as TierPromise).q
+    if (this.floorRule[i] === 1 && q <= own) return this.floor
+    return this.quantile(this.windowOf(i, this.chosen[i] as number), this.level(i) + q - own)
+  }
+
   /** Which expert and state drove promise i's quote. */
   explain(i: number): PromiseExplain {
     const e = this.experts[this.chosen[i] as number] as Expert

@@ -10,9 +10,9 @@ import { checkK } from './gas-params.js'
 import { responses } from './responses.js'
 
 /**
- * `GET /v1/gas/inclusion?price=P&k=K`: the empirical chance that a transaction at `price`,
- * submitted now, is included within `k` blocks, read off the calibrated estimator's newest
- * `window` blocks. O(window).
+ * `GET /v1/gas/inclusion?price=P&k=K`: the calibrated estimator's `inclusionProbability`: the
+ * chance that a transaction at `price`, submitted now, is included within `k` blocks, from the
+ * tiers' learner at a tier's horizon, else read off the newest `window` blocks. O(window).
  */
 export function gasInclusionRoute(ctx: ApiContext): ApiRoute {
   return {
@@ -22,7 +22,7 @@ export function gasInclusionRoute(ctx: ApiContext): ApiRoute {
       operationId: 'get_gas_inclusion',
       summary: 'Inclusion probability of a gas price',
       description:
-        'The share of the recent submission points (within the calibrated window) at which a transaction at this gas unit price would have been included within k blocks: a block that was not full took any price, a full one only a price above its cheapest included one.',
+        'The chance that a transaction at this gas unit price is included within k blocks: a block that was not full took any price, a full one only a price above its cheapest included one. At a horizon k that a tier of /gas/estimate promises, it answers from the same learner as the tiers (a tier\'s own price reads at least its q); at other horizons it is the share of the recent submission points (within the calibrated window) at which the price was included.',
       tags: ['Gas'],
       querystring: object(
         {

@@ -9,9 +9,9 @@ import { checkK, checkQ } from './gas-params.js'
 import { responses } from './responses.js'
 
 /**
- * `GET /v1/gas/price?k=K&q=Q`: the least gas unit price that would have been included within
- * `k` blocks at a share of at least `q` of the calibrated estimator's newest `window`
- * submission points (at least the minimum gas unit price), `null` before `k` blocks.
+ * `GET /v1/gas/price?k=K&q=Q`: the calibrated estimator's `priceFor(k, q)`: from the tiers'
+ * learner at a tier's horizon, else the empirical q-quantile of the newest `window` submission
+ * points (at least the minimum gas unit price); `null` before `k` blocks.
  * O(window log window).
  */
 export function gasPriceRoute(ctx: ApiContext): ApiRoute {
@@ -22,7 +22,7 @@ export function gasPriceRoute(ctx: ApiContext): ApiRoute {
       operationId: 'get_gas_price',
       summary: 'Gas price for a promise',
       description:
-        'The least gas unit price that would have been included within k blocks at a share of at least q of the recent submission points (the empirical q-quantile of the k-block minimum cutoffs within the calibrated window, at least the minimum gas unit price). Empirical, not calibrated: the tiers of /gas/estimate learn online to keep their promises.',
+        'The least gas unit price included within k blocks with probability at least q, at least the minimum gas unit price. At a horizon k that a tier of /gas/estimate promises, it answers from the same learner as the tiers (a tier and this query with the same k and q give the same price); at other horizons it is the empirical q-quantile of the k-block minimum cutoffs within the calibrated window.',
       tags: ['Gas'],
       querystring: object(
         {
