@@ -7,6 +7,7 @@ import { expectedWait, inclusionProbability, priceForInclusion, type ExpectedWai
 import { PROMISE_LEARNER_DEFAULTS, PromiseLearner, type PromiseExplain } from './promise-learner.js'
 import { blockRequirement, type Requirement } from './requirement.js'
 import { priceBlock } from './price-block.js'
+import { estimateForKind, kindFloor, type TxnKind } from './txn-kind.js'
 import type { U64 } from './u64.js'
 import type { GasEstimate } from './wire.js'
 
@@ -143,14 +144,19 @@ export class CalibratedEstimator {
     this.cached = null
   }
 
-  /** The current estimate, in the API's wire shape. O(1). */
-  estimate(): GasEstimate {
+  /**
+   * The current estimate, in the API's wire shape; with `kind`, for transactions of that kind
+   * (every tier at least its floor, see `estimateForKind`). O(1).
+   *
+   * @example e.estimate({ kind: 'high_limit' }).gas_estimate // >= 1000 with the default floors
+   */
+  estimate(options: { kind?: TxnKind } = {}): GasEstimate {
     this.cached ??= Object.freeze({
       deprioritized_gas_estimate: this.prices[0],
       gas_estimate: this.prices[1],
       prioritized_gas_estimate: this.prices[2],
     })
-    return this.cached
+    return options.kind === undefined ? this.cached : estimateForKind(this.cached, this.config, options.kind)
   }
 
   /** The three tiers with their promises, prices and achieved coverage. O(1). */
@@ -195,9 +201,15 @@ export class CalibratedEstimator {
    * Chance that a transaction at `price`, submitted now, is included within `k` blocks. At a
    * tier's horizon it answers from that tier's learner (see `PromiseLearner.probabilityOf`), so
    * the tier's own price reads at least its q; `samples` counts the window's submission points
-   * either way. At other horizons: empirical, over the newest `window` blocks. O(W).
+   * either way. At other horizons: empirical, over the newest `window` blocks. With `kind`, a
+   * price below that kind's floor has probability 0. O(W).
    */
-  inclusionProbability(price: U64, k: number): InclusionProbability {
+  inclusionProbability(price: U64, k: number, kind: TxnKind = 'standard'): InclusionProbability {
+    if (kind !== 'standard' && price < kindFloor(this.config, kind)) {
+      // below its kind's floor a transaction is never included: the kind's requirement is at least that floor
+      const samples = Math.max(0, Math.min(this.ring.count, this.calibrated.window) - k + 1)
+      return { probability: samples === 0 ? null : 0, samples }
+    }
     const i = this.tierAt(k)
     const p = i === null ? null : this.quotes.probabilityOf(i, price)
     if (i === null || p === null) return inclusionProbability(this.requirements(), price, k)
@@ -213,9 +225,17 @@ export class CalibratedEstimator {
    * floor; `null` before `k` blocks. At a tier's horizon it answers from that tier's learner
    * (the same level shift as `inclusionProbability`), so `priceFor(tier.k, tier.q)` is the
    * tier's price; at other horizons, the empirical q-quantile of the newest `window` blocks'
-   * k-block minima. O(W log W).
+   * k-block minima. With `kind`, at least that kind's floor (its requirement never is lower).
+   * O(W log W).
    */
-  priceFor(k: number, q: number): U64 | null {
+  priceFor(k: number, q: number, kind: TxnKind = 'standard'): U64 | null {
+    const p = this.standardPriceFor(k, q)
+    if (p === null || kind === 'standard') return p
+    const floor = kindFloor(this.config, kind)
+    return p < floor ? floor : p
+  }
+
+  private standardPriceFor(k: number, q: number): U64 | null {
     const i = this.tierAt(k, q)
     if (i !== null && this.quotes.length >= k) {
       const tier = this.quotes.promises[i] as TierPromise

@@ -89,6 +89,7 @@ export class PromiseLearner {
   readonly learningRates: readonly number[]
   readonly outerRate: number
   readonly discount: number
+  private readonly maxRate: number
   private readonly experts: readonly Expert[]
   private readonly ks: number[]
   private readonly kIndex: number[]
@@ -125,6 +126,7 @@ export class PromiseLearner {
     this.learningRates = Object.freeze([...(options.learningRates ?? PROMISE_LEARNER_DEFAULTS.learningRates)])
     this.outerRate = options.outerRate ?? PROMISE_LEARNER_DEFAULTS.outerRate
     this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
+    this.maxRate = Math.max(...this.learningRates)
     const experts: Expert[] = []
     for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned })
     this.experts = Object.freeze(experts)
@@ -354,9 +356,18 @@ export class PromiseLearner {
     const alpha = this.alpha[i] as Float64Array
     const loss = this.loss[i] as Float64Array
     const quotes = (this.expertQuotes[i] as U64[][])[j % (k + 1)] as U64[]
+    const x = this.kIndex[i] as number
+    const marginal = this.marginal[x] as OrderStatisticWindow[]
+    const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[]
     let best = 0
     for (let e = 0; e < this.experts.length; e++) {
-      quotes[e] = this.quantile(this.windowOf(i, e), 1 - (alpha[e] as number))
+      const ex = this.experts[e] as Expert
+      let w = marginal[ex.w] as OrderStatisticWindow
+      if (ex.conditioned) {
+        const c = conditional[ex.w] as OrderStatisticWindow
+        if (c.length > 0) w = c
+      }
+      quotes[e] = this.quantile(w, 1 - (alpha[e] as number))
       if ((loss[e] as number) < (loss[best] as number)) best = e
     }
     this.chosen[i] = best
@@ -393,6 +404,6 @@ export class PromiseLearner {
    * −limit at most −γ_o(k + 1) (the floor), so clamping changes no quote.
    */
   offsetLimit(k: number): number {
-    return 1 + (Math.max(...this.learningRates) + this.outerRate) * (k + 1)
+    return 1 + (this.maxRate + this.outerRate) * (k + 1)
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
+import type { TxnKind } from '../../core/txn-kind.js'
 import type { U64 } from '../../core/u64.js'
 import { stringifyExact } from '../../core/wire.js'
 import { JSON_TYPE, readEstimators, readLedger, type ApiContext } from '../context.js'
@@ -28,16 +29,17 @@ export function gasInclusionRoute(ctx: ApiContext): ApiRoute {
         {
           price: { ...PARAM.u64, description: 'Gas unit price (u64)' },
           k: { ...PARAM.u16, minimum: 1, maximum: MAX_PROMISE_K, description: `Blocks within which inclusion is counted, 1 to ${MAX_PROMISE_K}` },
+          kind: { ...PARAM.txn_kind, description: 'Transaction kind (standard, encrypted, high_limit): a price below its minimum gas unit price is never included. Default standard' },
         },
         ['price', 'k'],
       ),
       response: responses(ref('InclusionProbability'), [400, 403, 500, 503]),
     },
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const query = request.query as { price: U64; k: number }
+      const query = request.query as { price: U64; k: number; kind?: TxnKind }
       const k = checkK(query.k)
       const info = await readLedger(ctx, reply)
-      const { probability, samples } = await readEstimators(ctx, info, (view) => view.calibrated.inclusionProbability(query.price, k))
+      const { probability, samples } = await readEstimators(ctx, info, (view) => view.calibrated.inclusionProbability(query.price, k, query.kind ?? 'standard'))
       reply.header('content-type', JSON_TYPE)
       return stringifyExact({ price: query.price, k, probability, samples })
     },

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
+import type { TxnKind } from '../../core/txn-kind.js'
 import { stringifyExact } from '../../core/wire.js'
 import { JSON_TYPE, readEstimators, readLedger, type ApiContext } from '../context.js'
 import type { ApiRoute } from '../openapi.js'
@@ -28,13 +29,14 @@ export function gasPriceRoute(ctx: ApiContext): ApiRoute {
         {
           k: { ...PARAM.u16, minimum: 1, maximum: MAX_PROMISE_K, description: `Blocks within which inclusion is wanted, 1 to ${MAX_PROMISE_K}` },
           q: { ...PARAM.decimal, minimum: 0, maximum: 1, description: 'Wanted share of inclusion, strictly between 0 and 1 (a plain decimal such as 0.95)' },
+          kind: { ...PARAM.txn_kind, description: 'Transaction kind (standard, encrypted, high_limit): the price is at least its minimum gas unit price. Default standard' },
         },
         ['k', 'q'],
       ),
       response: responses(ref('PriceForInclusion'), [400, 403, 500, 503]),
     },
     async handler(request: FastifyRequest, reply: FastifyReply) {
-      const query = request.query as { k: number; q: number }
+      const query = request.query as { k: number; q: number; kind?: TxnKind }
       const k = checkK(query.k)
       const q = checkQ(query.q)
       const info = await readLedger(ctx, reply)
@@ -42,7 +44,7 @@ export function gasPriceRoute(ctx: ApiContext): ApiRoute {
         const e = view.calibrated
         // The submission points of the newest `window` blocks whose next k blocks are known (what priceFor reads).
         const samples = Math.max(0, Math.min(e.blocksIngested, e.calibrated.window) - k + 1)
-        return { k, q, price: e.priceFor(k, q), samples }
+        return { k, q, price: e.priceFor(k, q, query.kind ?? 'standard'), samples }
       })
       reply.header('content-type', JSON_TYPE)
       return stringifyExact(answer)
