@@ -16,13 +16,13 @@ export interface CalibratedConfig {
   prioritized: TierPromise
   /**
    * Blocks of history: the learner's experts read at most the newest `window` k-block minimum
-   * cutoffs (windows 60, 120, 300 and 1,000, each capped at `window`), and the inverse queries
+   * cutoffs (windows 120 and 1,000, each capped at `window`), and the inverse queries
    * at horizons no tier promises read the newest `window` blocks. Default 1,000.
    */
   window: number
   /**
    * The largest step γ of the learner's adaptive-conformal experts (Gibbs & Candès 2021); the
-   * others run at γ/2.5 and γ/10, and the outer calibration of the served price at γ/10, so the
+   * others run at γ/10, and so does the outer calibration of the served price, so the
    * long-run miss rate exceeds 1 − q by at most (1 + 1.1γ(k+1))/(γT/10) after T outcomes (see
    * `PromiseLearner`; plus misses forgiven while even the recent maximum missed). Default 0.05.
    */

@@ -282,13 +282,13 @@ export class CalibratedEstimator {
 
 /**
  * The learner's grid from the calibrated config: expert windows the defaults' capped at
- * `window` (so `window` bounds the memory), expert steps γ, γ/2.5 and γ/10 for `learning_rate`
- * γ, the outer calibration at γ/10.
+ * `window` (so `window` bounds the memory), expert steps γ and γ/10 for `learning_rate` γ, the
+ * outer calibration at γ/10.
  */
 export function learnerOptions(c: CalibratedConfig, floor: U64): { floor: U64; windows: number[]; learningRates: number[]; outerRate: number } {
   const windows = [...new Set(PROMISE_LEARNER_DEFAULTS.windows.map((w) => Math.min(w, c.window)))]
   const γ = c.learning_rate
-  return { floor, windows, learningRates: [γ / 10, γ / 2.5, γ], outerRate: γ / 10 }
+  return { floor, windows, learningRates: [γ / 10, γ], outerRate: γ / 10 }
 }
 
 /**

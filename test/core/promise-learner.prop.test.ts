@@ -4,7 +4,7 @@ import { PromiseLearner } from '../../src/core/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 import { fcRuns } from '../budget.js'
 
-/** Each run replays a stream of blocks through 24 experts: a tenth of the property budget (at least 5). */
+/** Each run replays a stream of blocks through the ensemble: a tenth of the property budget (at least 5). */
 const RUNS = fcRuns(0.1, 5)
 
 /** mulberry32, so a stream is a function of its seed. */
