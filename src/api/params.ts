@@ -1,11 +1,12 @@
 import type { FastifySchemaCompiler } from 'fastify'
+import { TXN_KINDS, type TxnKind } from '../core/txn-kind.js'
 import { parseU64 } from '../core/u64.js'
 import { parseAddress } from '../ledger/store/address.js'
 import { ApiError } from './plumbing/errors.js'
 import type { Schema } from './schema/ref.js'
 
 /** How a path or query value is read. Named by the vendor keyword `x-parse` of its schema. */
-type ParseKind = 'address' | 'u64' | 'u32' | 'u16' | 'boolean' | 'decimal'
+type ParseKind = 'address' | 'u64' | 'u32' | 'u16' | 'boolean' | 'decimal' | 'txn_kind'
 
 /**
  * Schemas of path and query parameters. Each documents the wire type in the OpenAPI document and
@@ -24,9 +25,10 @@ export const PARAM: Readonly<Record<ParseKind, Schema>> = {
   u16: { type: 'integer', format: 'uint16', minimum: 0, maximum: 65535, 'x-parse': 'u16' },
   boolean: { type: 'boolean', 'x-parse': 'boolean' },
   decimal: { type: 'number', description: 'A plain decimal number such as 0.95 (no sign, no exponent)', 'x-parse': 'decimal' },
+  txn_kind: { type: 'string', enum: [...TXN_KINDS], description: 'Transaction kind, for its minimum gas unit price', 'x-parse': 'txn_kind' },
 }
 
-const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u32: 'integer(uint32)', u16: 'integer(uint16)', boolean: 'boolean', decimal: 'number(double)' }
+const TYPE_NAME: Record<ParseKind, string> = { address: 'string(hex)', u64: 'string(uint64)', u32: 'integer(uint32)', u16: 'integer(uint16)', boolean: 'boolean', decimal: 'number(double)', txn_kind: 'string(kind)' }
 
 /** Digits with at most one decimal point: no sign, no exponent, no `inf`/`NaN`. */
 const DECIMAL = /^(?:[0-9]+\.?[0-9]*|\.[0-9]+)$/
@@ -54,6 +56,8 @@ function parseValue(kind: ParseKind, raw: string): unknown {
     case 'decimal':
       // 32 characters are more digits than a double holds; longer is only a way to make work.
       return raw.length <= 32 && DECIMAL.test(raw) ? Number(raw) : undefined
+    case 'txn_kind':
+      return (TXN_KINDS as readonly string[]).includes(raw) ? (raw as TxnKind) : undefined
   }
 }
 
@@ -66,6 +70,7 @@ function problem(kind: ParseKind, raw: string): string {
   if (kind === 'address') return `invalid account address ${quote(raw)}`
   if (kind === 'boolean') return 'provided string was not `true` or `false`'
   if (kind === 'decimal') return 'invalid float literal'
+  if (kind === 'txn_kind') return `expected one of ${TXN_KINDS.join(', ')}, got ${quote(raw)}`
   return integerProblem(raw)
 }
 

@@ -15,16 +15,16 @@ export interface CalibratedConfig {
   /** Promise of the prioritized tier. Default 0.95 within 1 block. */
   prioritized: TierPromise
   /**
-   * Blocks of history: the newest `window` k-block minimum cutoffs form each tier's empirical
-   * distribution, and the inverse queries read the newest `window` blocks. Default 1,000.
+   * Blocks of history: the learner's experts read at most the newest `window` k-block minimum
+   * cutoffs (windows 120 and 1,000, each capped at `window`), and the inverse queries
+   * at horizons no tier promises read the newest `window` blocks. Default 1,000.
    */
   window: number
   /**
-   * Step γ of the adaptive-conformal update of each tier's miscoverage level (Gibbs & Candès
-   * 2021). The long-run miss rate is within (1 + 2γ(k+1))/(γT) of 1 − q after T outcomes, so a
-   * larger γ keeps the promise tighter over shorter runs and jitters more. Default 0.05: within
-   * 1.4 points after 3,000 blocks at k = 10; the paper's 0.005 needs ten times as many blocks
-   * (it measured +5.8 points on a 3,000-block sustained-congestion chain, 0.05 measured +0.4).
+   * The largest step γ of the learner's adaptive-conformal experts (Gibbs & Candès 2021); the
+   * others run at γ/10, and so does the outer calibration of the served price, so the
+   * long-run miss rate exceeds 1 − q by at most (1 + 1.1γ(k+1))/(γT/10) after T outcomes (see
+   * `PromiseLearner`; plus misses forgiven while even the recent maximum missed). Default 0.05.
    */
   learning_rate: number
 }

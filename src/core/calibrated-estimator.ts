@@ -2,10 +2,12 @@ import type { BlockInput, PricedBlock } from './block.js'
 import { BlockRing } from './block-ring.js'
 import { resolveCalibratedConfig, type CalibratedConfig, type CalibratedConfigInput, type TierPromise } from './calibrated-config.js'
 import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from './config.js'
-import { ConformalQuotes, type Coverage } from './conformal-quotes.js'
+import type { Coverage } from './conformal-quotes.js'
 import { expectedWait, inclusionProbability, priceForInclusion, type ExpectedWait, type InclusionProbability } from './inclusion-stats.js'
+import { PROMISE_LEARNER_DEFAULTS, PromiseLearner, type PromiseExplain } from './promise-learner.js'
 import { blockRequirement, type Requirement } from './requirement.js'
 import { priceBlock } from './price-block.js'
+import { estimateForKind, kindFloor, type TxnKind } from './txn-kind.js'
 import type { U64 } from './u64.js'
 import type { GasEstimate } from './wire.js'
 
@@ -31,6 +33,8 @@ export interface CalibratedTier {
   samples: number
   /** The higher tier that capped this one to keep the tiers ordered, if any. */
   capped_by: 'regular' | 'prioritized' | null
+  /** Which expert of the learner and which chain state drove the price. */
+  driver: PromiseExplain
 }
 
 /** Why the calibrated estimate is what it is. */
@@ -49,8 +53,11 @@ export interface CalibratedExplain {
 
 /**
  * The calibrated estimator: each tier promises inclusion within k blocks with probability at
- * least q, and learns online, from block data alone, to keep that promise (adaptive conformal
- * inference over the recent k-block minimum cutoffs; see `ConformalQuotes`). A block counts as
+ * least q, and learns online, from block data alone, to keep that promise at the lowest price
+ * (an ensemble of adaptive-conformal experts over the recent k-block minimum cutoffs, marginal or
+ * conditioned on the chain's state, with an outer calibration and a floor rule; see
+ * `PromiseLearner`). `priceFor` and `inclusionProbability` answer from the same learner at the
+ * tiers' horizons, so a tier and `priceFor` with the same (k, q) agree. A block counts as
  * full as the Aptos engine judges it (same config keys: `full_block_txns`, `block_gas_limit`,
  * `apply_block_end_info`, …); a transaction at price p gets into a full block only if p is
  * strictly above its cheapest included price, into any other block at any price.
@@ -77,7 +84,7 @@ export class CalibratedEstimator {
   /** Block pricing and the floor (the Aptos keys; `static_override` and `enabled` do not apply here). */
   readonly config: EstimatorConfig
   readonly calibrated: CalibratedConfig
-  private readonly quotes: ConformalQuotes
+  private readonly quotes: PromiseLearner
   /** The newest `window` blocks. */
   private readonly ring: BlockRing
   private readonly prices: [U64, U64, U64]
@@ -87,7 +94,7 @@ export class CalibratedEstimator {
     this.config = resolveConfig(config as EstimatorConfigInput)
     this.calibrated = resolveCalibratedConfig(calibrated as CalibratedConfigInput)
     const c = this.calibrated
-    this.quotes = new ConformalQuotes([c.deprioritized, c.regular, c.prioritized], c.window, c.learning_rate, this.config.min_gas_unit_price)
+    this.quotes = new PromiseLearner([c.deprioritized, c.regular, c.prioritized], learnerOptions(c, this.config.min_gas_unit_price))
     this.ring = new BlockRing(c.window)
     const floor = this.config.min_gas_unit_price
     this.prices = [floor, floor, floor]
@@ -137,14 +144,19 @@ export class CalibratedEstimator {
     this.cached = null
   }
 
-  /** The current estimate, in the API's wire shape. O(1). */
-  estimate(): GasEstimate {
+  /**
+   * The current estimate, in the API's wire shape; with `kind`, for transactions of that kind
+   * (every tier at least its floor, see `estimateForKind`). O(1).
+   *
+   * @example e.estimate({ kind: 'high_limit' }).gas_estimate // >= 1000 with the default floors
+   */
+  estimate(options: { kind?: TxnKind } = {}): GasEstimate {
     this.cached ??= Object.freeze({
       deprioritized_gas_estimate: this.prices[0],
       gas_estimate: this.prices[1],
       prioritized_gas_estimate: this.prices[2],
     })
-    return this.cached
+    return options.kind === undefined ? this.cached : estimateForKind(this.cached, this.config, options.kind)
   }
 
   /** The three tiers with their promises, prices and achieved coverage. O(1). */
@@ -162,6 +174,7 @@ export class CalibratedEstimator {
         level: q.level(i),
         samples: q.samples(i),
         capped_by: capped,
+        driver: q.explain(i),
       }
     }
     return [tier(0), tier(1), tier(2)]
@@ -175,7 +188,8 @@ export class CalibratedEstimator {
       as_of: newest === undefined ? null : { block_height: newest.block_height, epoch: newest.epoch },
       source: newest === undefined ? 'no_history' : 'history',
       blocks_ingested: this.ring.count,
-      method: 'adaptive conformal inference (Gibbs & Candès 2021) over the empirical distribution of recent k-block minimum cutoffs; a higher tier caps the lower ones',
+      method:
+        'an ensemble of adaptive-conformal experts (DtACI-style, Gibbs & Candès 2022) over (window, γ), each reading recent k-block minimum cutoffs, marginal or only those taken in the current chain state, the least discounted pinball loss served, under an outer calibration of the served price; the floor when it keeps the promise on the recent state; a higher tier caps the lower ones',
       window: this.calibrated.window,
       learning_rate: this.calibrated.learning_rate,
       min_gas_unit_price: this.config.min_gas_unit_price,
@@ -184,15 +198,50 @@ export class CalibratedEstimator {
   }
 
   /**
-   * Chance that a transaction at `price`, submitted now, is included within `k` blocks, read off
-   * the newest `window` blocks (empirical, not calibrated). O(W).
+   * Chance that a transaction at `price`, submitted now, is included within `k` blocks. At a
+   * tier's horizon it answers from that tier's learner (see `PromiseLearner.probabilityOf`), so
+   * the tier's own price reads at least its q; `samples` counts the window's submission points
+   * either way. At other horizons: empirical, over the newest `window` blocks. With `kind`, a
+   * price below that kind's floor has probability 0. O(W).
    */
-  inclusionProbability(price: U64, k: number): InclusionProbability {
-    return inclusionProbability(this.requirements(), price, k)
+  inclusionProbability(price: U64, k: number, kind: TxnKind = 'standard'): InclusionProbability {
+    if (kind !== 'standard' && price < kindFloor(this.config, kind)) {
+      // below its kind's floor a transaction is never included: the kind's requirement is at least that floor
+      const samples = Math.max(0, Math.min(this.ring.count, this.calibrated.window) - k + 1)
+      return { probability: samples === 0 ? null : 0, samples }
+    }
+    const i = this.tierAt(k)
+    const p = i === null ? null : this.quotes.probabilityOf(i, price)
+    if (i === null || p === null) return inclusionProbability(this.requirements(), price, k)
+    // the submission points of the newest `window` blocks whose next k blocks are known, as the empirical answer counts them
+    const samples = Math.max(0, Math.min(this.ring.count, this.calibrated.window) - k + 1)
+    // at or above an uncapped tier's price the learner keeps the tier's q (its floor rule reads all recent samples, not only the driver's)
+    const keeps = price >= (this.prices[i] as U64) && (this.tiers()[i] as CalibratedTier).capped_by === null
+    return { probability: keeps ? Math.max(p, (this.quotes.promises[i] as TierPromise).q) : p, samples }
   }
 
-  /** The least price included within `k` blocks at a share of at least `q` of the newest `window` blocks' submission points, at least the floor; `null` before `k` blocks. O(W log W). */
-  priceFor(k: number, q: number): U64 | null {
+  /**
+   * The least price included within `k` blocks with probability at least `q`, at least the
+   * floor; `null` before `k` blocks. At a tier's horizon it answers from that tier's learner
+   * (the same level shift as `inclusionProbability`), so `priceFor(tier.k, tier.q)` is the
+   * tier's price; at other horizons, the empirical q-quantile of the newest `window` blocks'
+   * k-block minima. With `kind`, at least that kind's floor (its requirement never is lower).
+   * O(W log W).
+   */
+  priceFor(k: number, q: number, kind: TxnKind = 'standard'): U64 | null {
+    const p = this.standardPriceFor(k, q)
+    if (p === null || kind === 'standard') return p
+    const floor = kindFloor(this.config, kind)
+    return p < floor ? floor : p
+  }
+
+  private standardPriceFor(k: number, q: number): U64 | null {
+    const i = this.tierAt(k, q)
+    if (i !== null && this.quotes.length >= k) {
+      const tier = this.quotes.promises[i] as TierPromise
+      if (tier.q === q) return this.prices[i] as U64
+      return this.quotes.priceAt(i, q)
+    }
     return priceForInclusion(this.requirements(), k, q, this.config.min_gas_unit_price)
   }
 
@@ -215,9 +264,31 @@ export class CalibratedEstimator {
     this.cached = null
   }
 
+  /** The tier promising horizon k (the one nearest to `q` when several do), or `null`. */
+  private tierAt(k: number, q?: number): number | null {
+    let best: number | null = null
+    this.quotes.promises.forEach((p, i) => {
+      if (p.k !== k) return
+      const b = best === null ? null : (this.quotes.promises[best] as TierPromise)
+      if (b === null || (q !== undefined && Math.abs(p.q - q) < Math.abs(b.q - q))) best = i
+    })
+    return best
+  }
+
   private requirements(): Requirement[] {
     return this.history().map(blockRequirement)
   }
+}
+
+/**
+ * The learner's grid from the calibrated config: expert windows the defaults' capped at
+ * `window` (so `window` bounds the memory), expert steps γ and γ/10 for `learning_rate` γ, the
+ * outer calibration at γ/10.
+ */
+export function learnerOptions(c: CalibratedConfig, floor: U64): { floor: U64; windows: number[]; learningRates: number[]; outerRate: number } {
+  const windows = [...new Set(PROMISE_LEARNER_DEFAULTS.windows.map((w) => Math.min(w, c.window)))]
+  const γ = c.learning_rate
+  return { floor, windows, learningRates: [γ / 10, γ], outerRate: γ / 10 }
 }
 
 /**

@@ -26,8 +26,12 @@ export interface EstimatorConfig {
   market_block_history: number
   /** Blocks used for the prioritized (aggressive) estimate; also the history kept. Aptos default 120. */
   aggressive_block_history: number
-  /** On-chain `min_price_per_gas_unit`; mainnet 100. */
+  /** On-chain `min_price_per_gas_unit`; mainnet 100. The floor of standard transactions. */
   min_gas_unit_price: U64
+  /** Floor of encrypted transactions (Aptos gas schedule v1.47 `encrypted_txn_min_price_per_gas_unit`). Default 200. */
+  encrypted_txn_min_price_per_gas_unit: U64
+  /** Floor of high-limit transactions (Aptos gas schedule v1.47 `high_limit_txn_min_price_per_gas_unit`). Default 1,000. */
+  high_limit_txn_min_price_per_gas_unit: U64
   /** Mempool broadcast buckets, strictly ascending. Aptos `DEFAULT_BUCKETS`. */
   buckets: readonly U64[]
   /** Block gas limit of the execution config, or `null` when none. Default `null`. */
@@ -50,7 +54,7 @@ export interface EstimatorConfig {
 export type EstimatorConfigInput = {
   [K in keyof EstimatorConfig]?: K extends 'static_override'
     ? { low: U64 | string; market: U64 | string; aggressive: U64 | string } | null
-    : K extends 'min_gas_unit_price'
+    : K extends 'min_gas_unit_price' | 'encrypted_txn_min_price_per_gas_unit' | 'high_limit_txn_min_price_per_gas_unit'
       ? U64 | string
       : K extends 'block_gas_limit'
         ? U64 | string | null
@@ -68,6 +72,8 @@ export const DEFAULT_CONFIG: Readonly<EstimatorConfig> = Object.freeze({
   market_block_history: 30,
   aggressive_block_history: 120,
   min_gas_unit_price: 100,
+  encrypted_txn_min_price_per_gas_unit: 200,
+  high_limit_txn_min_price_per_gas_unit: 1000,
   buckets: DEFAULT_BUCKETS,
   block_gas_limit: null,
   incorporate_reordering_effects: true,
@@ -167,6 +173,8 @@ export function resolveConfig(input: EstimatorConfigInput = {}): EstimatorConfig
     market_block_history: market,
     aggressive_block_history: aggressive,
     min_gas_unit_price: u64(raw.min_gas_unit_price ?? DEFAULT_CONFIG.min_gas_unit_price, 'min_gas_unit_price'),
+    encrypted_txn_min_price_per_gas_unit: u64(raw.encrypted_txn_min_price_per_gas_unit ?? DEFAULT_CONFIG.encrypted_txn_min_price_per_gas_unit, 'encrypted_txn_min_price_per_gas_unit'),
+    high_limit_txn_min_price_per_gas_unit: u64(raw.high_limit_txn_min_price_per_gas_unit ?? DEFAULT_CONFIG.high_limit_txn_min_price_per_gas_unit, 'high_limit_txn_min_price_per_gas_unit'),
     buckets: Object.freeze(buckets),
     block_gas_limit: gasLimit === null ? null : u64(gasLimit, 'block_gas_limit'),
     incorporate_reordering_effects: bool(raw, 'incorporate_reordering_effects'),

@@ -7,6 +7,7 @@ import { priceBlock } from './price-block.js'
 import { createWindow, type OrderStatisticWindow } from './window.js'
 import { maxU64, type U64 } from './u64.js'
 import type { GasEstimate } from './wire.js'
+import { estimateForKind, type TxnKind } from './txn-kind.js'
 
 /**
  * The rank each tier takes in its ascending window, as a percentile 0..100: rank
@@ -155,14 +156,19 @@ export class Estimator {
     return priced
   }
 
-  /** The current estimate. O(1). */
-  estimate(): GasEstimate {
+  /**
+   * The current estimate; with `kind`, for transactions of that kind (every tier at least its
+   * floor, see `estimateForKind`). O(1).
+   *
+   * @example e.estimate({ kind: 'encrypted' }).gas_estimate // >= 200 with the default floors
+   */
+  estimate(options: { kind?: TxnKind } = {}): GasEstimate {
     this.cached ??= Object.freeze({
       deprioritized_gas_estimate: this.deprioritized,
       gas_estimate: this.regular,
       prioritized_gas_estimate: this.prioritized,
     })
-    return this.cached
+    return options.kind === undefined ? this.cached : estimateForKind(this.cached, this.config, options.kind)
   }
 
   /** How the current estimate was derived. O(log W). */

@@ -4,6 +4,8 @@
  */
 export type { BacktestOptions, BacktestResult, SourcedBlock, StrategyResult, TierResult } from './backtest.js'
 export { Backtest, runBacktest } from './backtest.js'
+export { ACI_DEFAULTS, createAciStrategy } from './aci-strategy.js'
+export type { AciOptions } from './aci-strategy.js'
 export { createAptosStrategy } from './aptos-strategy.js'
 export { MAX_HEIGHT_GAP, readCsvBlocks } from './csv-blocks.js'
 export { DownsampledSeries } from './downsampled-series.js'

@@ -2,6 +2,7 @@ import { DEFAULT_CALIBRATED_CONFIG, MAX_PROMISE_K } from '../core/calibrated-con
 import { resolveConfig, type EstimatorConfig } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
 import { APTOS_PERCENTILES, type WindowPercentiles } from '../core/estimator.js'
+import { ACI_DEFAULTS, createAciStrategy } from './aci-strategy.js'
 import { createAptosStrategy } from './aptos-strategy.js'
 import { InvalidStrategyError } from './errors.js'
 import { GETH_DEFAULTS, createGethStrategy } from './geth-strategy.js'
@@ -32,6 +33,10 @@ entry as written, so the same kind may appear several times with different keys.
             aggressive=K/Q (defaults 10/0.9, 3/0.9, 1/0.95), k=K and q=Q (set every tier),
             window=N (1000 blocks), lr=G (learning rate, 0.05),
             sweep=true|false (calibration sweep, default true)
+  aci       the plain adaptive-conformal baseline (Gibbs & Candès 2021): each tier on its own
+            quotes the empirical (1 - alpha) quantile of the recent k-block minimum cutoffs, one
+            fixed window and learning rate. Keys: low=K/Q market=K/Q aggressive=K/Q, k=K, q=Q
+            (as target), window=N (120 blocks), lr=G (0.005)
 
   Example: --strategies aptos,aptos:low=5:market=20:aggressive=60,geth,target:k=1:q=0.9`
 
@@ -68,8 +73,10 @@ export function parseStrategies(list: string, base: EstimatorConfig): Strategy[]
         return geth(spec, pairs, base)
       case 'target':
         return target(spec, pairs, base)
+      case 'aci':
+        return aci(spec, pairs, base)
       default:
-        throw new InvalidStrategyError(spec, `unknown strategy '${kind}' (known: aptos, geth, target)`)
+        throw new InvalidStrategyError(spec, `unknown strategy '${kind}' (known: aptos, geth, target, aci)`)
     }
   })
 }
@@ -122,10 +129,16 @@ function geth(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
   })
 }
 
-function target(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
-  let window: number = DEFAULT_CALIBRATED_CONFIG.window
-  let learning_rate: number = DEFAULT_CALIBRATED_CONFIG.learning_rate
-  let sweep = true
+/** The keys `target` and `aci` share: the tiers' promises, the window and the learning rate. */
+interface ConformalKeys {
+  promises: [TierPromise, TierPromise, TierPromise]
+  window: number
+  learning_rate: number
+}
+
+function conformalKeys(spec: string, pairs: Pairs, defaults: { window: number; learning_rate: number }, extra: (key: string, value: string) => boolean): ConformalKeys {
+  let window = defaults.window
+  let learning_rate = defaults.learning_rate
   let k: number | null = null
   let q: number | null = null
   const per: Partial<Record<'low' | 'market' | 'aggressive', TierPromise>> = {}
@@ -134,24 +147,38 @@ function target(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
     else if (key === 'lr') learning_rate = rate(spec, key, value)
     else if (key === 'k') k = integer(spec, key, value, 1, MAX_PROMISE_K)
     else if (key === 'q') q = probability(spec, key, value)
-    else if (key === 'sweep') {
-      if (value !== 'true' && value !== 'false') throw new InvalidStrategyError(spec, `sweep must be true or false, got '${value}'`)
-      sweep = value === 'true'
-    } else if (key === 'low' || key === 'market' || key === 'aggressive') {
+    else if (key === 'low' || key === 'market' || key === 'aggressive') {
       const m = /^([0-9]+)\/(.+)$/.exec(value)
       if (m === null) throw new InvalidStrategyError(spec, `${key} must be K/Q (e.g. ${key}=3/0.9), got '${value}'`)
       per[key] = { k: integer(spec, `${key} (k)`, m[1] as string, 1, MAX_PROMISE_K), q: probability(spec, `${key} (q)`, m[2] as string) }
-    } else throw new InvalidStrategyError(spec, `unknown key '${key}' for target`)
+    } else if (!extra(key, value)) throw new InvalidStrategyError(spec, `unknown key '${key}' for ${spec.split(':')[0]}`)
   }
   const tier = (name: 'low' | 'market' | 'aggressive', i: number): TierPromise => {
     const d = TARGET_DEFAULT_PROMISES[i] as TierPromise
     return per[name] ?? { k: k ?? d.k, q: q ?? d.q }
   }
+  return { promises: [tier('low', 0), tier('market', 1), tier('aggressive', 2)], window, learning_rate }
+}
+
+function target(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
+  let sweep = true
+  const c = conformalKeys(spec, pairs, DEFAULT_CALIBRATED_CONFIG, (key, value) => {
+    if (key !== 'sweep') return false
+    if (value !== 'true' && value !== 'false') throw new InvalidStrategyError(spec, `sweep must be true or false, got '${value}'`)
+    sweep = value === 'true'
+    return true
+  })
+  const [deprioritized, regular, prioritized] = c.promises
   return createTargetStrategy(spec, {
     config: base,
-    calibrated: { deprioritized: tier('low', 0), regular: tier('market', 1), prioritized: tier('aggressive', 2), window, learning_rate },
+    calibrated: { deprioritized, regular, prioritized, window: c.window, learning_rate: c.learning_rate },
     sweep,
   })
+}
+
+function aci(spec: string, pairs: Pairs, base: EstimatorConfig): Strategy {
+  const c = conformalKeys(spec, pairs, ACI_DEFAULTS, () => false)
+  return createAciStrategy(spec, { promises: c.promises, window: c.window, learning_rate: c.learning_rate, min_gas_unit_price: base.min_gas_unit_price })
 }
 
 function integer(spec: string, key: string, value: string, min: number, max: number): number {

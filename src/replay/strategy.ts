@@ -17,7 +17,7 @@ export type { TierPromise } from '../core/calibrated-config.js'
 export interface Strategy {
   /** The spec it was made from (`aptos`, `geth:blocks=30`, …): unique within a backtest. */
   readonly name: string
-  readonly kind: 'aptos' | 'geth' | 'target'
+  readonly kind: 'aptos' | 'geth' | 'target' | 'aci'
   /** JSON-ready description of the parameters in effect. */
   readonly config: Readonly<Record<string, unknown>>
   /** Per tier (see `TIERS`), the promise the tier makes, if any. */

@@ -1,8 +1,8 @@
 import type { BlockInput, PricedBlock } from '../core/block.js'
 import { DEFAULT_CALIBRATED_CONFIG, type CalibratedConfigInput, type TierPromise } from '../core/calibrated-config.js'
-import { CalibratedEstimator } from '../core/calibrated-estimator.js'
+import { CalibratedEstimator, learnerOptions } from '../core/calibrated-estimator.js'
 import type { EstimatorConfig } from '../core/config.js'
-import { ConformalQuotes } from '../core/conformal-quotes.js'
+import { PromiseLearner } from '../core/promise-learner.js'
 import { blockRequirement } from '../core/requirement.js'
 import type { U64 } from '../core/u64.js'
 import type { Strategy } from './strategy.js'
@@ -44,7 +44,7 @@ export function createTargetStrategy(name: string, options: TargetOptions): Stra
     for (const k of ks) for (const q of SWEEP_Q) sweep.push({ k, q })
   }
   const floor = options.config.min_gas_unit_price
-  const sweepQuotes = new ConformalQuotes(sweep, c.window, c.learning_rate, floor)
+  const sweepQuotes = new PromiseLearner(sweep, learnerOptions(c, floor))
   let sweepPrices: U64[] = sweep.map(() => floor)
   return {
     name,
@@ -53,7 +53,7 @@ export function createTargetStrategy(name: string, options: TargetOptions): Stra
       window: c.window,
       learning_rate: c.learning_rate,
       min_gas_unit_price: floor,
-      method: 'calibrated: adaptive conformal inference over recent k-block minimum cutoffs, a higher tier caps the lower ones',
+      method: 'calibrated: an ensemble of adaptive-conformal experts over recent k-block minimum cutoffs (marginal or state-conditioned, least pinball loss served, outer calibration, floor rule), a higher tier caps the lower ones',
       promises: { deprioritized: c.deprioritized, regular: c.regular, prioritized: c.prioritized },
     }),
     promises: Object.freeze([c.deprioritized, c.regular, c.prioritized] as const),

@@ -2,7 +2,7 @@ import { between, standardNormal } from './distributions.js'
 import { MIN_GAS_UNIT_PRICE } from './prices.js'
 import type { Rng } from './prng.js'
 import { demandIn, type BlockDemand, type Regime, type Segment } from './regimes.js'
-import { congestedShare, demandAt, isCyclic, type Scenario } from './scenarios.js'
+import { congestedShare, demandAt, iidShare, isCyclic, type Scenario } from './scenarios.js'
 
 /** Hands out the demand of each block, in block order. */
 export interface Schedule {
@@ -73,12 +73,27 @@ const SCALE: Readonly<Partial<Record<Regime, readonly [number, number]>>> = Obje
   sustained: [0.6, 1],
 })
 
+/** Calm stretches between the bursts of `bursts`, in blocks (inclusive, uniform): bursts are rare. */
+const BURST_GAP: readonly [number, number] = [300, 900]
+
+/**
+ * `drift`: one market congestion whose going rate drifts slowly, from `lo` up to `hi` and back
+ * over `period` blocks (a cosine on the log scale), under the same per-block AR(1) jitter as the
+ * other market regimes; arrivals at `scale` × the congested profile, a little more than blocks
+ * admit, so the cheapest bidders wait and a full block's cutoff follows the going rate.
+ */
+const DRIFT = Object.freeze({ lo: 150, hi: 1500, period: 4000, scale: 1.15 })
+
 /**
  * The schedule of `scenario`. Cyclic scenarios draw nothing from `rng` (their demand is
  * `demandAt`). `switching` is a semi-Markov chain over every regime (`SWITCHING`, `DWELL`),
  * starting calm. `congested-N` alternates episodes of 100–400 blocks, each a busy stretch then
  * a congested one whose share of the episode is fitted so that N% of blocks come out full
- * (`congestedShare`): congested stretches last 8–330 blocks, busy ones 17–369. O(1) per block.
+ * (`congestedShare`): congested stretches last 8–330 blocks, busy ones 17–369. `bursts` is calm
+ * with a surge after every 300–900 calm blocks; `drift` is `DRIFT`; `iid-N` draws each block on
+ * its own: congested demand with chance N% at a going rate drawn for that block alone (the
+ * congested level's log-normal), else calm, so fullness is independent across blocks but for
+ * the backlog a congested block leaves. O(1) per block.
  *
  * @example createSchedule('congested-50', createRng(1, 4)).next().regime // 'busy'
  */
@@ -87,8 +102,10 @@ export function createSchedule(scenario: Scenario, rng: Rng): Schedule {
     let index = 0
     return { next: () => demandAt(scenario, index++) }
   }
+  const iid = iidShare(scenario)
+  if (iid !== null) return iidSchedule(rng, iid)
   const share = congestedShare(scenario)
-  const segments = share === null ? switchingSegments(rng) : episodeSegments(rng, share)
+  const segments = scenario === 'bursts' ? burstSegments(rng) : scenario === 'drift' ? driftSegments() : share === null ? switchingSegments(rng) : episodeSegments(rng, share)
   let segment: Segment = { regime: 'calm', blocks: 0 }
   let offset = 0
   let index = 0
@@ -104,6 +121,35 @@ export function createSchedule(scenario: Scenario, rng: Rng): Schedule {
       if (demand.prices === 'bidding') demand.price_level = Math.max(MIN_GAS_UNIT_PRICE, Math.round(demand.price_level * Math.exp(drift)))
       return demand
     },
+  }
+}
+
+/** `iid-N`: each block congested with chance `share` at a going rate of its own, else calm. */
+function iidSchedule(rng: Rng, share: number): Schedule {
+  let index = 0
+  return {
+    next: () => {
+      const congested = rng.float() < share
+      const segment: Segment = congested ? segmentOf(rng, 'congested', 1) : { regime: 'calm', blocks: 1 }
+      return demandIn(segment, 0, index++)
+    },
+  }
+}
+
+/** `bursts`: calm for 300–900 blocks, then a surge, forever. */
+function* burstSegments(rng: Rng): Generator<Segment, never> {
+  for (;;) {
+    yield { regime: 'calm', blocks: between(rng, ...BURST_GAP) }
+    yield { regime: 'surge', blocks: DWELL.surge[0] }
+  }
+}
+
+/** `drift`: one-block congested segments whose going rate follows `DRIFT`'s slow cosine. */
+function* driftSegments(): Generator<Segment, never> {
+  const ratio = Math.log(DRIFT.hi / DRIFT.lo)
+  for (let i = 0; ; i++) {
+    const level = DRIFT.lo * Math.exp((ratio * (1 - Math.cos((2 * Math.PI * i) / DRIFT.period))) / 2)
+    yield { regime: 'congested', blocks: 1, scale: DRIFT.scale, price_level: level }
   }
 }
 

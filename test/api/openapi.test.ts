@@ -54,11 +54,14 @@ describe('GET /v1/spec.json', () => {
     expect(params('/gas/inclusion')).toEqual([
       ['price', 'query', true, 'string', undefined, undefined],
       ['k', 'query', true, 'integer', 1, 10000],
+      ['kind', 'query', false, 'string', undefined, undefined],
     ])
     expect(params('/gas/price')).toEqual([
       ['k', 'query', true, 'integer', 1, 10000],
       ['q', 'query', true, 'number', 0, 1],
+      ['kind', 'query', false, 'string', undefined, undefined],
     ])
+    expect(params('/gas/estimate')).toEqual([['kind', 'query', false, 'string', undefined, undefined]])
     expect(params('/gas/history')).toEqual([['blocks', 'query', false, 'integer', 1, 65535]])
     const gasSchemas = { '/gas/estimate': 'CalibratedGasEstimate', '/gas/inclusion': 'InclusionProbability', '/gas/price': 'PriceForInclusion', '/gas/explain': 'GasExplain' }
     for (const [path, name] of Object.entries(gasSchemas)) {

@@ -92,10 +92,11 @@ describe('CalibratedEstimator', () => {
 
   it('explain states each promise, price, online coverage, floor-bound and level; a capped tier says by whom', () => {
     const e = createCalibratedEstimator(CONFIG, { window: 50, deprioritized: { k: 1, q: 0.99 }, regular: { k: 1, q: 0.5 }, prioritized: { k: 1, q: 0.6 } })
-    for (let h = 1; h <= 40; h++) e.ingest(h % 4 === 0 ? full(h, 700) : open(h))
+    // the newest block is open and one block in four is full at 700: after an open block, 0.99 within 1 needs 701
+    for (let h = 1; h <= 39; h++) e.ingest(h % 4 === 0 ? full(h, 700) : open(h))
     const x = e.explain()
-    expect(x.as_of).toEqual({ block_height: 40, epoch: 1 })
-    expect(x.blocks_ingested).toBe(40)
+    expect(x.as_of).toEqual({ block_height: 39, epoch: 1 })
+    expect(x.blocks_ingested).toBe(39)
     expect(x.tiers.deprioritized.promise).toEqual({ k: 1, q: 0.99 })
     expect(x.tiers.prioritized.price).toBe(100) // 75% of blocks are open: the floor keeps 0.6 …
     expect(x.tiers.regular.price).toBe(100)
@@ -104,13 +105,34 @@ describe('CalibratedEstimator', () => {
     expect(x.tiers.regular.capped_by).toBeNull()
     expect(x.tiers.regular.floor_bound).toBe(true)
     expect(x.tiers.deprioritized.floor_bound).toBe(false)
-    expect(x.tiers.deprioritized.coverage).toEqual({ evaluated: 39, included: 29, rate: 29 / 39 }) // misses at the 10 full blocks after the first
-    expect(x.tiers.deprioritized.samples).toBe(40)
+    expect(x.tiers.deprioritized.coverage).toEqual({ evaluated: 38, included: 29, rate: 29 / 38 }) // capped at 100: misses at the 9 full blocks after the first
     expect(x.tiers.deprioritized.level).toBeGreaterThan(0.99) // its misses raised its level
+    expect(x.tiers.deprioritized.driver.state).toBe('calm')
+    expect(x.tiers.deprioritized.driver.expert.window).toBeLessThanOrEqual(50)
+    expect(x.tiers.deprioritized.samples).toBe(x.tiers.deprioritized.driver.samples)
+  })
+
+  it('tiers and the inverse queries answer from the same learner: priceFor(tier.k, tier.q) is the tier price, and inclusionProbability of an uncapped tier price is at least its q', () => {
+    const e = createCalibratedEstimator(CONFIG, { window: 200 })
+    let seed = 7
+    const r = () => ((seed = (seed * 48271) % 2147483647) / 2147483647)
+    for (let h = 1; h <= 600; h++) {
+      e.ingest(r() < 0.4 ? full(h, 150 + Math.floor(r() * 900)) : open(h))
+      if (h < 10) continue
+      for (const t of e.tiers()) {
+        expect(e.priceFor(t.promise.k, t.promise.q)).toBe(t.price)
+        if (t.capped_by === null) expect(e.inclusionProbability(t.price, t.promise.k).probability as number).toBeGreaterThanOrEqual(t.promise.q)
+      }
+      // a higher q at the same horizon never asks less
+      const regular = e.tiers()[1]
+      expect(e.priceFor(3, 0.99) as number).toBeGreaterThanOrEqual(e.priceFor(3, 0.5) as number)
+      expect(regular.promise.k).toBe(3)
+    }
   })
 
   it('inverse queries read the newest window: inclusion probability, price for (k, q), expected wait', () => {
-    const e = createCalibratedEstimator(CONFIG, { window: 8 })
+    // promises at k = 5 only, so k = 1, 2 and 9 are read off the window (the tiers' own horizon answers from the learner)
+    const e = createCalibratedEstimator(CONFIG, { window: 8, deprioritized: { k: 5 }, regular: { k: 5 }, prioritized: { k: 5 } })
     // requirements: 0 501 0 501 501 0 0 501 (and two older blocks the window has dropped)
     ;[full(1, 9000), full(2, 9000)].forEach((b) => e.ingest(b))
     ;[open(3), full(4, 500), open(5), full(6, 500), full(7, 500), open(8), open(9), full(10, 500)].forEach((b) => e.ingest(b))

@@ -165,3 +165,65 @@ describe('strategy list syntax', () => {
     expect(t.config).toMatchObject({ window: 50 })
   })
 })
+
+/**
+ * Plain ACI, written the obvious way: per tier, the newest `window` k-block minimum cutoffs
+ * sorted per query, α moved by γ(1 − q − err) k blocks after each quote (clamped as the core
+ * clamps, which changes no quote).
+ */
+function referenceAci(reqs: number[], promises: { k: number; q: number }[], window: number, γ: number, floor: number): number[][] {
+  const alpha = promises.map((p) => 1 - p.q)
+  const served: number[][] = promises.map(() => [])
+  const out: number[][] = []
+  for (let j = 0; j < reqs.length; j++) {
+    const row: number[] = []
+    promises.forEach(({ k, q }, i) => {
+      if (j - k >= 0) {
+        const m = Math.min(...reqs.slice(j - k + 1, j + 1))
+        const err = (served[i] as number[])[j - k] as number >= m ? 0 : 1
+        const slack = γ * (k + 1)
+        alpha[i] = Math.min(1 + slack, Math.max(-slack, (alpha[i] as number) + γ * (1 - q - err)))
+      }
+      const minima: number[] = []
+      for (let t = Math.max(0, j - k + 1 - window + 1); t + k - 1 <= j; t++) minima.push(Math.max(floor, Math.min(...reqs.slice(t, t + k))))
+      minima.sort((a, b) => a - b)
+      const need = Math.ceil((1 - (alpha[i] as number)) * minima.length - 1e-9)
+      const price = minima.length === 0 || need <= 0 ? floor : (minima[Math.min(minima.length, need) - 1] as number)
+      ;(served[i] as number[]).push(price)
+      row.push(price)
+    })
+    out.push(row)
+  }
+  return out
+}
+
+describe('aci strategy', () => {
+  it('is plain adaptive conformal inference per tier (equal to a sort-per-query reference)', () => {
+    const [s] = parseStrategies('aci:low=4/0.8:market=2/0.9:aggressive=1/0.95:window=30:lr=0.05', SMALL) as [Strategy]
+    const chain = [...syntheticChain(300, 11)]
+    const reqs = chain.map((b) => {
+      const p = priceBlock(b, SMALL)
+      return p.full ? Number(p.cheapest_gas_unit_price) + 1 : 0
+    })
+    const want = referenceAci(reqs, [{ k: 4, q: 0.8 }, { k: 2, q: 0.9 }, { k: 1, q: 0.95 }], 30, 0.05, 100)
+    expect(feed(s, chain)).toEqual(want)
+  })
+
+  it('defaults to the baseline of issue 20: window 120, γ 0.005, the target tiers\' promises, tiers not ordered', () => {
+    const [s] = parseStrategies('aci', SMALL) as [Strategy]
+    expect(s.kind).toBe('aci')
+    expect(s.config).toMatchObject({ window: 120, learning_rate: 0.005 })
+    expect(s.promises).toEqual([
+      { k: 10, q: 0.9 },
+      { k: 3, q: 0.9 },
+      { k: 1, q: 0.95 },
+    ])
+    expect(s.sweep).toEqual([])
+  })
+
+  it('rejects bad keys naming the entry', () => {
+    expect(() => parseStrategies('aci:sweep=true', SMALL)).toThrow(/strategy 'aci:sweep=true': unknown key 'sweep' for aci/)
+    expect(() => parseStrategies('aci:lr=2', SMALL)).toThrow(/lr must be a number in \(0, 1\]/)
+    expect(() => parseStrategies('aci:window=0', SMALL)).toThrow(/window must be an integer from 1/)
+  })
+})

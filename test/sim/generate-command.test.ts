@@ -55,7 +55,7 @@ describe('ledger-gas generate', () => {
     [['--blocks', '1', '--seed', '1'], /missing required option --output/],
     [['--blocks', 'ten', '--seed', '1', '--output', '-'], /--blocks must be an integer, got 'ten'/],
     [['--blocks', '1', '--seed', '-1', '--output', '-'], /seed/],
-    [['--blocks', '1', '--seed', '1', '--scenario', 'storm', '--output', '-'], /--scenario must be one of calm, surge, sustained, mixed, switching, congested-10, .*, congested-90, got 'storm'/],
+    [['--blocks', '1', '--seed', '1', '--scenario', 'storm', '--output', '-'], /--scenario must be one of calm, surge, sustained, mixed, switching, congested-10, .*, congested-90, bursts, drift, iid-10, iid-50, iid-90, got 'storm'/],
     [['--blocks', '1', '--seed', '1', '--scenario', 'congested-55', '--output', '-'], /--scenario must be one of .*got 'congested-55'/],
     [['--blocks', '1', '--seed', '1', '--epoch-blocks', '0', '--output', '-'], /--epoch-blocks must be between 1/],
     [['--blocks', '1', '--seed', '1', '--output', '-', '--colour'], /Unknown option '--colour'/],

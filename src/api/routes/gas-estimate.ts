@@ -1,26 +1,31 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CalibratedTier } from '../../core/calibrated-estimator.js'
+import { kindFloor, type TxnKind } from '../../core/txn-kind.js'
+import type { U64 } from '../../core/u64.js'
 import { stringifyExact } from '../../core/wire.js'
 import { JSON_TYPE, readEstimators, readLedger, type ApiContext } from '../context.js'
 import type { FeedView } from '../../service/estimate-feed.js'
 import type { ApiRoute } from '../openapi.js'
-import { ref } from '../schema/ref.js'
+import { PARAM } from '../params.js'
+import { object, ref } from '../schema/ref.js'
 import { responses } from './responses.js'
 
-function quote(t: CalibratedTier) {
-  return { price: t.price, promise: { k: t.promise.k, q: t.promise.q }, coverage: t.coverage, floor_bound: t.floor_bound }
+function quote(t: CalibratedTier, floor: U64) {
+  // a kind's floor raises the price; the tier's promise and coverage are those of the standard tier it was raised from
+  return { price: t.price < floor ? floor : t.price, promise: { k: t.promise.k, q: t.promise.q }, coverage: t.coverage, floor_bound: t.floor_bound }
 }
 
-/** The `CalibratedGasEstimate` body of the calibrated estimator's current state. */
-function body(view: FeedView): string {
+/** The `CalibratedGasEstimate` body of the calibrated estimator's current state, for transactions of `kind`. */
+function body(view: FeedView, kind: TxnKind): string {
   const e = view.calibrated
   const newest = e.newest
+  const floor = kindFloor(e.config, kind)
   const [deprioritized, regular, prioritized] = e.tiers()
   return stringifyExact({
     as_of: newest === undefined ? null : { block_height: newest.block_height, epoch: newest.epoch },
-    deprioritized: quote(deprioritized),
-    regular: quote(regular),
-    prioritized: quote(prioritized),
+    deprioritized: quote(deprioritized, floor),
+    regular: quote(regular, floor),
+    prioritized: quote(prioritized, floor),
   })
 }
 
@@ -40,12 +45,15 @@ export function gasEstimateRoute(ctx: ApiContext): ApiRoute {
       description:
         'The calibrated estimate: each tier (deprioritized, regular, prioritized) promises inclusion within k blocks with probability at least q, learns online from block data to keep that promise (adaptive conformal inference), and reports how the promise has held so far. Prices are JSON integers, exact for every u64.',
       tags: ['Gas'],
+      querystring: object({ kind: { ...PARAM.txn_kind, description: 'Transaction kind (standard, encrypted, high_limit): every tier is at least its minimum gas unit price. Default standard' } }, []),
       response: responses(ref('CalibratedGasEstimate'), [400, 403, 500, 503]),
     },
-    async handler(_request: FastifyRequest, reply: FastifyReply) {
+    async handler(request: FastifyRequest, reply: FastifyReply) {
+      const kind = (request.query as { kind?: TxnKind }).kind ?? 'standard'
       const info = await readLedger(ctx, reply)
       const text = await readEstimators(ctx, info, (view) => {
-        if (cached.revision !== view.revision) cached = { revision: view.revision, body: body(view) }
+        if (kind !== 'standard') return body(view, kind)
+        if (cached.revision !== view.revision) cached = { revision: view.revision, body: body(view, 'standard') }
         return cached.body
       })
       reply.header('content-type', JSON_TYPE)

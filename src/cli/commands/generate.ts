@@ -24,6 +24,11 @@ options:
                            congested stretches alternating so that N% of
                            blocks are full; senders bid near a drifting going
                            rate, so full blocks' cheapest prices are spread
+                         bursts: calm with a surge every 300–900 blocks
+                         drift: market congestion whose going rate drifts
+                           slowly from 150 to 1,500 and back (4,000 blocks)
+                         iid-10 | iid-50 | iid-90: each block on its own
+                           congested or calm, N% of blocks full
   --epoch-blocks N       blocks per epoch (default ${CHAIN_DEFAULTS.epoch_blocks})
   --checkpoint-epochs N  leading epochs whose blocks end with a state checkpoint
                          instead of a block epilogue (default ${CHAIN_DEFAULTS.checkpoint_epochs})

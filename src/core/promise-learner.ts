@@ -1,0 +1,413 @@
+import type { TierPromise } from './calibrated-config.js'
+import type { Coverage } from './conformal-quotes.js'
+import { cutoffPrice, type Requirement } from './requirement.js'
+import { SuffixMin } from './suffix-min.js'
+import type { U64 } from './u64.js'
+import { createWindow, type OrderStatisticWindow } from './window.js'
+
+/** How the learner is built: the floor and its grid of experts. */
+export interface PromiseLearnerOptions {
+  /** The chain's floor (`min_gas_unit_price`): no quote is below it. */
+  floor: U64
+  /** Windows of the experts, in k-block samples (the largest bounds the memory). */
+  windows?: readonly number[] | undefined
+  /** Learning rates γ of the experts' own adaptive-conformal levels. */
+  learningRates?: readonly number[] | undefined
+  /** Step of the outer calibration of the served price (the coverage guarantee rests on it). */
+  outerRate?: number | undefined
+  /** Per-block discount of the experts' pinball losses (nearer 1: longer memory of who was right). */
+  discount?: number | undefined
+}
+
+/**
+ * Defaults: windows 120 and 1,000, γ 0.005 and 0.05, outer γ 0.005, loss discount 0.995 (chosen
+ * by `bench/calibration.ts`: a finer grid of 4 windows × 3 rates paid about the same and cost
+ * three times as much per block).
+ */
+export const PROMISE_LEARNER_DEFAULTS = Object.freeze({
+  windows: Object.freeze([120, 1000]),
+  learningRates: Object.freeze([0.005, 0.05]),
+  outerRate: 0.005,
+  discount: 0.995,
+})
+
+/** The chain's state after a block, as the learner conditions on it: 0 calm (the block was not full), 1 busy (it was). */
+export type ChainState = 0 | 1
+
+const STATES = 2
+
+/** What drove a promise's current quote. */
+export interface PromiseExplain {
+  /** The expert whose quantile is served: its window, learning rate, and whether it reads only samples taken in the current state. */
+  expert: { window: number; learning_rate: number; conditioned: boolean }
+  /** The chain state the quote was made in (`calm`: the newest block was not full). */
+  state: 'calm' | 'busy'
+  /** The expert's own level 1 − α and the outer correction added to it. */
+  level: number
+  offset: number
+  /** The floor alone met the promise on the expert's samples. */
+  floor_bound: boolean
+  /** Samples the expert's quantile was read from. */
+  samples: number
+}
+
+interface Expert {
+  /** Index into the window list. */
+  w: number
+  γ: number
+  conditioned: boolean
+}
+
+/**
+ * Prices a set of promises "included within k blocks with probability at least q" at the
+ * lowest price that keeps them: an ensemble of adaptive-conformal experts (DtACI-style, Gibbs &
+ * Candès 2022) over a grid of (window, γ), each either marginal (every recent k-block minimum
+ * cutoff) or conditioned on the chain's state (only the samples taken after a block in the same
+ * state: a calm chain after a burst is calm again, and its calm samples say so at once). Each
+ * expert runs its own ACI level on its own quotes; the expert served is the one with the least
+ * discounted pinball loss at q (the proper score of a q-quantile: it charges overpayment at
+ * 1 − q and a miss at q, so the cheapest expert that keeps the promise wins).
+ *
+ * The guarantee comes from an outer ACI step on the price actually served: its level is the
+ * chosen expert's plus an offset d, moved by γ_o(err − (1 − q)) as each served quote is settled
+ * k blocks later. Summing, d_{T+1} = d_1 + γ_o·(misses − (1 − q)·T), so the miss rate is within
+ * (d_max − d_min)/(γ_o·T) of 1 − q whatever the data, with d clamped to [−1 − s, 1 + s] (s the
+ * experts' largest slack γ(k+1) plus γ_o(k+1)): at either end the served level is beyond [0, 1],
+ * so the quote is already the floor or the window's maximum and clamping changes no quote.
+ * (The hits of calm stretches push d down; they are spent as cheaper quotes in busy ones, which is
+ * how the promise is kept at q rather than over-kept.)
+ *
+ * Floor rule: while d ≤ 0, a promise is quoted at the floor whenever the floor met it on the
+ * recent samples of the current state and on all recent samples (the largest window): no
+ * overpayment where no lower price exists. Gated on d ≤ 0 so that misses it causes raise d and
+ * switch it off, which keeps the bound above.
+ *
+ * Deterministic. Memory: per distinct k, |windows| × (1 + 2 states) windows of at most the
+ * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
+ * windows and O(promises · experts) for the updates.
+ */
+export class PromiseLearner {
+  readonly promises: readonly TierPromise[]
+  readonly floor: U64
+  readonly windows: readonly number[]
+  readonly learningRates: readonly number[]
+  readonly outerRate: number
+  readonly discount: number
+  private readonly maxRate: number
+  private readonly experts: readonly Expert[]
+  private readonly ks: number[]
+  private readonly kIndex: number[]
+  /** marginal[x][w], conditional[x][state][w]. */
+  private readonly marginal: OrderStatisticWindow[][]
+  private readonly conditional: OrderStatisticWindow[][][]
+  private readonly condSeq: Int32Array
+  private readonly reqs: SuffixMin<Requirement>
+  /** state[t mod (maxK + 1)]: the chain state after block t. */
+  private readonly stateRing: Uint8Array
+  private readonly maxK: number
+  /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks. */
+  private readonly alpha: Float64Array[]
+  private readonly loss: Float64Array[]
+  private readonly expertQuotes: U64[][][]
+  private readonly offset: Float64Array
+  private readonly chosen: Int32Array
+  /** Whether promise i's newest quote is the floor because the floor keeps it on the recent state. */
+  private readonly floorRule: Uint8Array
+  private readonly quoted: U64[]
+  private readonly served: U64[][]
+  private readonly evaluated: Float64Array
+  private readonly included: Float64Array
+  /** What the outer clamp took off the offset at the top / added at the bottom, divided by γ_o (outcome units). */
+  private readonly forgivenMisses: Float64Array
+  private readonly forgivenHits: Float64Array
+  private blocks = 0
+  private state: ChainState = 0
+
+  constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
+    this.promises = Object.freeze(promises.map((p) => Object.freeze({ ...p })))
+    this.floor = options.floor
+    this.windows = Object.freeze([...(options.windows ?? PROMISE_LEARNER_DEFAULTS.windows)])
+    this.learningRates = Object.freeze([...(options.learningRates ?? PROMISE_LEARNER_DEFAULTS.learningRates)])
+    this.outerRate = options.outerRate ?? PROMISE_LEARNER_DEFAULTS.outerRate
+    this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
+    this.maxRate = Math.max(...this.learningRates)
+    const experts: Expert[] = []
+    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned })
+    this.experts = Object.freeze(experts)
+    this.ks = [...new Set(promises.map((p) => p.k))].sort((a, b) => a - b)
+    this.kIndex = promises.map((p) => this.ks.indexOf(p.k))
+    this.maxK = Math.max(1, ...this.ks)
+    this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
+    this.conditional = this.ks.map(() => Array.from({ length: STATES }, () => this.windows.map((w) => createWindow(w))))
+    this.condSeq = new Int32Array(this.ks.length * STATES)
+    this.reqs = new SuffixMin<Requirement>(this.maxK)
+    this.stateRing = new Uint8Array(this.maxK + 1)
+    this.alpha = promises.map((p) => new Float64Array(experts.length).fill(1 - p.q))
+    this.loss = promises.map(() => new Float64Array(experts.length))
+    this.expertQuotes = promises.map((p) => Array.from({ length: p.k + 1 }, () => new Array<U64>(experts.length).fill(options.floor)))
+    this.offset = new Float64Array(promises.length)
+    this.chosen = new Int32Array(promises.length)
+    this.floorRule = new Uint8Array(promises.length)
+    this.quoted = promises.map(() => options.floor)
+    this.served = promises.map((p) => new Array<U64>(p.k + 1).fill(options.floor))
+    this.evaluated = new Float64Array(promises.length)
+    this.included = new Float64Array(promises.length)
+    this.forgivenMisses = new Float64Array(promises.length)
+    this.forgivenHits = new Float64Array(promises.length)
+  }
+
+  /** Blocks observed so far. */
+  get length(): number {
+    return this.blocks
+  }
+
+  /**
+   * Takes the next block's requirement (0 when it was not full): settles every quote made k
+   * blocks ago (experts' levels and losses, the outer offset), files the newly known k-block
+   * minima under the state they were quoted in, and prices every promise for the next block.
+   * Call `quote` next, then `serve` with the prices actually served.
+   */
+  observe(req: Requirement): void {
+    const j = this.blocks++
+    this.reqs.push(req)
+    for (let x = 0; x < this.ks.length; x++) {
+      const k = this.ks[x] as number
+      if (j + 1 < k) continue
+      // m_k(j − k): what a quote made after block j − k needed; j − k = −1 is the point before any block (calm)
+      const v = cutoffPrice(this.reqs.min(k), this.floor)
+      const s = j - k < 0 ? 0 : (this.stateRing[(j - k) % (this.maxK + 1)] as number)
+      const seq = (this.condSeq[x * STATES + s] as number) + 1
+      this.condSeq[x * STATES + s] = seq
+      const marginal = this.marginal[x] as OrderStatisticWindow[]
+      const conditional = (this.conditional[x] as OrderStatisticWindow[][])[s] as OrderStatisticWindow[]
+      for (let w = 0; w < this.windows.length; w++) {
+        ;(marginal[w] as OrderStatisticWindow).push(v, j, false)
+        ;(conditional[w] as OrderStatisticWindow).push(v, seq, false)
+      }
+    }
+    for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
+    this.state = req === 0 ? 0 : 1
+    this.stateRing[j % (this.maxK + 1)] = this.state
+    for (let i = 0; i < this.promises.length; i++) this.price(i, j)
+  }
+
+  /** Promise i's price for the newest block (at least the floor). O(1). */
+  quote(i: number): U64 {
+    return this.quoted[i] as U64
+  }
+
+  /** Records the price served for promise i after the newest block (its outcome moves the outer offset k blocks later). */
+  serve(i: number, price: U64): void {
+    const k = (this.promises[i] as TierPromise).k
+    ;(this.served[i] as U64[])[(this.blocks - 1) % (k + 1)] = price
+  }
+
+  /** Outcomes of the served prices observed so far for promise i. */
+  coverage(i: number): Coverage {
+    const evaluated = this.evaluated[i] as number
+    const included = this.included[i] as number
+    return { evaluated, included, rate: evaluated === 0 ? null : included / evaluated }
+  }
+
+  /**
+   * The outer offset of promise i and what its clamp forgave, in outcomes. Exactly, after T
+   * settled quotes, misses − (1 − q)·T = offset/γ_o + misses forgiven − hits forgiven, and
+   * |offset| ≤ `offsetLimit(k)`: the miss rate is within (offsetLimit/γ_o + forgiven misses)/T of
+   * 1 − q whatever the data. Misses are forgiven only while even the window's maximum missed.
+   */
+  calibration(i: number): { offset: number; forgiven_misses: number; forgiven_hits: number } {
+    return { offset: this.offset[i] as number, forgiven_misses: this.forgivenMisses[i] as number, forgiven_hits: this.forgivenHits[i] as number }
+  }
+
+  /** The served level of promise i: the chosen expert's 1 − α plus the outer offset (above 1: beyond the window's maximum). */
+  level(i: number): number {
+    const e = this.chosen[i] as number
+    return 1 - ((this.alpha[i] as Float64Array)[e] as number) + (this.offset[i] as number)
+  }
+
+  /** Samples the chosen expert of promise i reads. */
+  samples(i: number): number {
+    return this.windowOf(i, this.chosen[i] as number).length
+  }
+
+  /**
+   * True when the floor alone met promise i on the chosen expert's samples: at least ⌈q·n⌉ of
+   * them at the floor. Such a promise is quoted at the floor (no lower price exists).
+   */
+  floorBound(i: number): boolean {
+    const w = this.windowOf(i, this.chosen[i] as number)
+    const n = w.length
+    if (n === 0) return false
+    return w.valueAt(Math.max(1, Math.ceil((this.promises[i] as TierPromise).q * n - 1e-9)) - 1) <= this.floor
+  }
+
+  /**
+   * The learner's chance that a price is included within promise i's k: the share of the
+   * driving expert's samples at or below `price`, raised by the calibration where the learner
+   * serves a level below q (it found that share pessimistic), so a price at the served level
+   * reads at least q; never above 1, and 1 at or above every sample. `null` with no sample. O(W)
+   * at worst (a binary search over the order statistics).
+   */
+  probabilityOf(i: number, price: U64): number | null {
+    const w = this.windowOf(i, this.chosen[i] as number)
+    const n = w.length
+    if (n === 0) return null
+    let lo = 0
+    let hi = n
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (w.valueAt(mid) <= price) lo = mid + 1
+      else hi = mid
+    }
+    const raise = Math.max(0, (this.promises[i] as TierPromise).q - Math.max(0, this.level(i)))
+    return Math.min(1, lo / n + raise)
+  }
+
+  /**
+   * Promise i's learner priced for another probability q′ at the same k: the driving expert's
+   * quantile at the served level moved by q′ − q (the floor rule applies only at q′ ≤ q).
+   */
+  priceAt(i: number, q: number): U64 {
+    const own = (this.promises[i] as TierPromise).q
+    if (this.floorRule[i] === 1 && q <= own) return this.floor
+    return this.quantile(this.windowOf(i, this.chosen[i] as number), this.level(i) + q - own)
+  }
+
+  /** Which expert and state drove promise i's quote. */
+  explain(i: number): PromiseExplain {
+    const e = this.experts[this.chosen[i] as number] as Expert
+    return {
+      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned },
+      state: this.state === 0 ? 'calm' : 'busy',
+      level: 1 - ((this.alpha[i] as Float64Array)[this.chosen[i] as number] as number),
+      offset: this.offset[i] as number,
+      floor_bound: this.floorBound(i),
+      samples: this.samples(i),
+    }
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    for (const ws of this.marginal) for (const w of ws) w.clear()
+    for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
+    this.condSeq.fill(0)
+    this.reqs.clear()
+    this.stateRing.fill(0)
+    this.promises.forEach((p, i) => {
+      ;(this.alpha[i] as Float64Array).fill(1 - p.q)
+      ;(this.loss[i] as Float64Array).fill(0)
+      for (const row of this.expertQuotes[i] as U64[][]) row.fill(this.floor)
+      ;(this.served[i] as U64[]).fill(this.floor)
+      this.quoted[i] = this.floor
+    })
+    this.offset.fill(0)
+    this.chosen.fill(0)
+    this.floorRule.fill(0)
+    this.evaluated.fill(0)
+    this.included.fill(0)
+    this.forgivenMisses.fill(0)
+    this.forgivenHits.fill(0)
+    this.blocks = 0
+    this.state = 0
+  }
+
+  /** The window expert e of promise i reads now (its state's, when conditioned and not empty). */
+  private windowOf(i: number, e: number): OrderStatisticWindow {
+    const x = this.kIndex[i] as number
+    const ex = this.experts[e] as Expert
+    const marginal = (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
+    if (!ex.conditioned) return marginal
+    const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
+    return w.length === 0 ? marginal : w
+  }
+
+  private settle(i: number, j: number): void {
+    const { k, q } = this.promises[i] as TierPromise
+    const t = j - k
+    if (t < 0) return
+    const m = this.reqs.min(k)
+    const v = Number(cutoffPrice(m, this.floor))
+    const alpha = this.alpha[i] as Float64Array
+    const loss = this.loss[i] as Float64Array
+    const quotes = (this.expertQuotes[i] as U64[][])[t % (k + 1)] as U64[]
+    const λ = this.discount
+    for (let e = 0; e < this.experts.length; e++) {
+      const p = quotes[e] as U64
+      const covered = p >= m
+      const γ = (this.experts[e] as Expert).γ
+      const slack = γ * (k + 1)
+      alpha[e] = Math.min(1 + slack, Math.max(-slack, (alpha[e] as number) + γ * (1 - q - (covered ? 0 : 1))))
+      const d = v - Number(p)
+      loss[e] = λ * (loss[e] as number) + (d > 0 ? q * d : (q - 1) * d)
+    }
+    const price = (this.served[i] as U64[])[t % (k + 1)] as U64
+    const covered = price >= m
+    this.evaluated[i] = (this.evaluated[i] as number) + 1
+    if (covered) this.included[i] = (this.included[i] as number) + 1
+    const limit = this.offsetLimit(k)
+    const d = (this.offset[i] as number) + this.outerRate * ((covered ? 0 : 1) - (1 - q))
+    if (d > limit) {
+      this.forgivenMisses[i] = (this.forgivenMisses[i] as number) + (d - limit) / this.outerRate
+      this.offset[i] = limit
+    } else if (d < -limit) {
+      this.forgivenHits[i] = (this.forgivenHits[i] as number) + (-limit - d) / this.outerRate
+      this.offset[i] = -limit
+    } else this.offset[i] = d
+  }
+
+  private price(i: number, j: number): void {
+    const k = (this.promises[i] as TierPromise).k
+    const alpha = this.alpha[i] as Float64Array
+    const loss = this.loss[i] as Float64Array
+    const quotes = (this.expertQuotes[i] as U64[][])[j % (k + 1)] as U64[]
+    const x = this.kIndex[i] as number
+    const marginal = this.marginal[x] as OrderStatisticWindow[]
+    const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[]
+    let best = 0
+    for (let e = 0; e < this.experts.length; e++) {
+      const ex = this.experts[e] as Expert
+      let w = marginal[ex.w] as OrderStatisticWindow
+      if (ex.conditioned) {
+        const c = conditional[ex.w] as OrderStatisticWindow
+        if (c.length > 0) w = c
+      }
+      quotes[e] = this.quantile(w, 1 - (alpha[e] as number))
+      if ((loss[e] as number) < (loss[best] as number)) best = e
+    }
+    this.chosen[i] = best
+    this.floorRule[i] = (this.offset[i] as number) <= 0 && this.floorKeeps(i) ? 1 : 0
+    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.quantile(this.windowOf(i, best), 1 - (alpha[best] as number) + (this.offset[i] as number))
+  }
+
+  /**
+   * The floor keeps promise i on the recent state: at least ⌈q·n⌉ of the samples taken in the
+   * current state (the largest window), and of all recent samples, were at the floor.
+   */
+  private floorKeeps(i: number): boolean {
+    const x = this.kIndex[i] as number
+    const last = this.windows.length - 1
+    const q = (this.promises[i] as TierPromise).q
+    const cond = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[last] as OrderStatisticWindow
+    const marginal = (this.marginal[x] as OrderStatisticWindow[])[last] as OrderStatisticWindow
+    const keeps = (w: OrderStatisticWindow) => w.length > 0 && w.valueAt(Math.max(1, Math.ceil(q * w.length - 1e-9)) - 1) <= this.floor
+    return keeps(cond) && keeps(marginal)
+  }
+
+  /** The least held value v with at least ⌈level·n⌉ of the n values ≤ v; the floor when empty or level ≤ 0. */
+  private quantile(w: OrderStatisticWindow, level: number): U64 {
+    const n = w.length
+    if (n === 0) return this.floor
+    const need = Math.ceil(level * n - 1e-9)
+    if (need <= 0) return this.floor
+    return w.valueAt(Math.min(n, need) - 1)
+  }
+
+  /**
+   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1). At +limit the served level
+   * is at least 1 + γ_o(k + 1) for the k + 1 quotes still in flight (the window's maximum), at
+   * −limit at most −γ_o(k + 1) (the floor), so clamping changes no quote.
+   */
+  offsetLimit(k: number): number {
+    return 1 + (this.maxRate + this.outerRate) * (k + 1)
+  }
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest'
+import { PromiseLearner } from '../../src/core/promise-learner.js'
+import type { U64 } from '../../src/core/u64.js'
+
+/** Feeds requirements, serving every quote as is; returns the quotes per block. */
+function run(learner: PromiseLearner, reqs: readonly number[]): U64[][] {
+  return reqs.map((r) => {
+    learner.observe(r)
+    return learner.promises.map((_, i) => {
+      const p = learner.quote(i)
+      learner.serve(i, p)
+      return p
+    })
+  })
+}
+
+describe('PromiseLearner', () => {
+  it('answers the floor before any sample and on a chain the floor always serves', () => {
+    const l = new PromiseLearner([{ k: 3, q: 0.9 }], { floor: 100 })
+    expect(l.quote(0)).toBe(100)
+    expect(run(l, new Array(500).fill(0)).every(([p]) => p === 100)).toBe(true)
+    expect(l.coverage(0)).toEqual({ evaluated: 497, included: 497, rate: 1 })
+    expect(l.explain(0).floor_bound).toBe(true)
+  })
+
+  it('is deterministic: the same blocks give the same quotes', () => {
+    const reqs = Array.from({ length: 800 }, (_, i) => ((i * 7919) % 13 < 6 ? 150 + ((i * 104729) % 900) : 0))
+    const promises = [
+      { k: 1, q: 0.9 },
+      { k: 3, q: 0.8 },
+    ]
+    expect(run(new PromiseLearner(promises, { floor: 100 }), reqs)).toEqual(run(new PromiseLearner(promises, { floor: 100 }), reqs))
+  })
+
+  it('quotes the floor in calm stretches of a chain where the floor keeps the promise, and prices busy stretches', () => {
+    // every 25th block starts a 2-block burst at 1,000: the floor keeps 0.9 within 3 blocks
+    const reqs = Array.from({ length: 2000 }, (_, i) => (i % 25 < 2 ? 1001 : 0))
+    const l = new PromiseLearner([{ k: 3, q: 0.9 }], { floor: 100 })
+    const quotes = run(l, reqs).map(([p]) => p as number)
+    const above = quotes.slice(500).filter((p) => p > 100).length
+    expect(above / 1500).toBeLessThanOrEqual(0.01)
+  })
+
+  it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
+    // calm chain, with a 30-block burst at 2,000 every 300 blocks: 0.9 within 1 needs the burst priced
+    const reqs = Array.from({ length: 3000 }, (_, i) => (i % 300 < 30 ? 2001 : 0))
+    const l = new PromiseLearner([{ k: 1, q: 0.95 }], { floor: 100 })
+    const quotes = run(l, reqs).map(([p]) => p as number)
+    // the second block after each late burst ends: calm state, quoted at the floor
+    for (const end of [1830, 2130, 2430, 2730]) expect(quotes[end + 1]).toBe(100)
+    // bursts are priced often enough to keep the promise overall, not more (the calm hits are spent in the bursts)
+    const rate = l.coverage(0).rate as number
+    expect(rate).toBeGreaterThanOrEqual(0.94)
+    expect(rate).toBeLessThanOrEqual(0.98)
+    expect(quotes.some((p) => p >= 2001)).toBe(true)
+    expect(l.explain(0).state).toBe('calm')
+  })
+
+  it('explains which expert and state drove a quote', () => {
+    const l = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100, windows: [50, 200], learningRates: [0.01] })
+    run(l, Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? 300 : 0)))
+    const e = l.explain(0)
+    expect([50, 200]).toContain(e.expert.window)
+    expect(e.expert.learning_rate).toBe(0.01)
+    expect(e.state).toBe('calm') // block 299 was not full
+    expect(e.samples).toBeGreaterThan(0)
+  })
+
+  it('clear() forgets everything', () => {
+    const l = new PromiseLearner([{ k: 2, q: 0.9 }], { floor: 100 })
+    const reqs = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? 500 : 0))
+    const first = run(l, reqs)
+    l.clear()
+    expect(l.coverage(0).evaluated).toBe(0)
+    expect(run(l, reqs)).toEqual(first)
+  })
+})
