@@ -6,7 +6,7 @@
  */
 import autocannon from 'autocannon'
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -196,4 +196,48 @@ export async function loadServer(s: ServerProcess, paths: readonly string[], con
   const cpu1 = processCpuUs(pid)
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${s.url}: ${r.non2xx} non-2xx answers and ${r.errors} errors under load`)
   return { cpu_us_per_request: (cpu1 - cpu0) / Math.max(1, r.requests.total), requests_per_s: r.requests.average }
+}
+
+/** A server a HTTP group measures: how to start it, and the path that says it is ready. */
+export interface ServerSpec {
+  name: string
+  start: (port: number) => [string, string[]]
+}
+
+/**
+ * Server CPU per request of `paths` on each of `specs` (the first is the project, the rest its
+ * baselines), each its own process started once, measured in rounds whose order rotates so each
+ * round's figures share the machine's load. Returns each side's per-round µs/request and
+ * requests/s.
+ */
+export async function compareServers(specs: readonly ServerSpec[], readyPath: string, paths: readonly string[], rounds: number, connections: number, duration: number): Promise<{ cpu: number[][]; rps: number[][] }> {
+  const servers: ServerProcess[] = []
+  try {
+    for (const spec of specs) {
+      const port = await freePort()
+      const [command, args] = spec.start(port)
+      servers.push(await startServer(command, args, port, readyPath))
+    }
+    const cpu = specs.map(() => [] as number[])
+    const rps = specs.map(() => [] as number[])
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < specs.length; k++) {
+        const i = (k + r) % specs.length
+        const m = await loadServer(servers[i] as ServerProcess, paths, connections, duration)
+        cpu[i]?.push(m.cpu_us_per_request)
+        rps[i]?.push(m.requests_per_s)
+      }
+    }
+    return { cpu, rps }
+  } finally {
+    for (const s of servers) await stopServer(s)
+  }
+}
+
+/** The bodies of `paths` as `url` answers them, as bench/bare/http-bytes.mjs reads them. */
+export async function saveBodies(url: string, paths: readonly string[], file: string): Promise<void> {
+  const bodies: Record<string, string> = {}
+  for (const p of new Set(paths)) bodies[p] = (await getBody(url + p)).toString('utf8')
+  mkdirSync(SCRATCH, { recursive: true })
+  writeFileSync(file, JSON.stringify(bodies))
 }
