@@ -4,6 +4,7 @@
 // transactions with prepared statements. Prints {"insert_s": …}: from opening TO to its close.
 //   node bench/bare/sqlite-insert.mjs FROM TO BATCHES
 import Database from 'better-sqlite3'
+import { performance } from 'node:perf_hooks'
 import process from 'node:process'
 
 const [from, to, batches] = [process.argv[2], process.argv[3], Number(process.argv[4] ?? 1)]
