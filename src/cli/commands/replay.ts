@@ -1,7 +1,6 @@
 import { createEstimator } from '../../core/estimator.js'
 import { InvalidDataError } from '../../ledger/store/errors.js'
-import { sourceName } from '../../ledger/read/lines.js'
-import { scanBlocks } from '../../ledger/scan-blocks.js'
+import { openInput } from '../../replay/read-input.js'
 import { intFlag, MAX_THREADS, parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { warn, type Command } from '../io.js'
@@ -38,11 +37,12 @@ export const run: Command = async (args, io) => {
   const estimator = createEstimator(await loadConfigFile(flags.config))
   await checkInput(input, 'input')
   const out = await openOutput(output, 'output', io.stdout)
-  const file = sourceName(input)
+  // openInput chooses how the file is read (threads, parser or scanner by size): same blocks and errors.
+  const { file, blocks: read } = await openInput(input, 'jsonl', io.stdin, { threads })
   let blocks = 0
   let chunk = ''
   try {
-    for await (const { line, block } of scanBlocks(input, { stdin: io.stdin, threads })) {
+    for await (const { line, block } of read) {
       let priced
       try {
         priced = estimator.ingest(block)

@@ -1,0 +1,73 @@
+/**
+ * `ledger-gas ingest` into PostgreSQL as a user runs it: the built CLI in a fresh process into a
+ * new schema, against its limit: the bare parse (bench/bare/parse.mjs) plus a bare COPY of the
+ * same rows (bench/bare/pg-copy.mjs: the rows of a reference ingest, pre-built, into tables made
+ * LIKE its own, in as many transactions as ingest's default batch makes). The server is
+ * `DATABASE_URL`'s, else the tests' embedded PostgreSQL (test/helpers/postgres.ts); when neither
+ * starts, the group is written as skipped, with the reason. The three take turns in an order that
+ * rotates each round. Target (issue 21): within 1.5x parse + COPY.
+ *
+ *   npx tsx bench/ingest-postgres.ts [--rounds 3] [--quick]   (--quick: the sample chain, one round)
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
+import { bare, bigChain, builtCli, groupFlags, SAMPLE, timed } from './processes.js'
+import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
+
+const { rounds, quick } = groupFlags(3)
+const group = startGroup(
+  'ingest-postgres',
+  'ingest into PostgreSQL: whole process against bare parse + COPY',
+  "`ledger-gas ingest --db URL?schema=NEW --input FILE` (built CLI, default options) against the sum of the bare parse script and a bare `COPY … FROM STDIN` of the rows a reference ingest wrote (tables LIKE its own, one transaction per 4096 blocks as ingest batches by default); wall time of fresh processes taking turns, on one server (the tests' embedded PostgreSQL: fsync off).",
+  'cold',
+  rounds,
+)
+let pgs: TestPostgres
+try {
+  pgs = await startTestPostgres()
+} catch (error) {
+  const reason = `no PostgreSQL: DATABASE_URL is not set and the embedded server did not start (${(error as Error).message.split('\n')[0]})`
+  console.error(`  ingest-postgres skipped: ${reason}`)
+  console.error(`wrote ${writeResult(group.finish([], reason))}`)
+  process.exit(0)
+}
+try {
+  const cli = builtCli()
+  const file = quick ? SAMPLE : bigChain()
+  const mb = statSync(file).size / 1e6
+  const blocks = readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).length
+  const url = await pgs.createDatabase()
+  const withSchema = (schema: string) => `${url}${url.includes('?') ? '&' : '?'}schema=${schema}`
+  const reference = await pgs.createSchema(url)
+  await timed(process.execPath, [cli, 'ingest', '--db', withSchema(reference), '--input', file])
+  const batches = String(Math.ceil(blocks / 4096))
+  let n = 0
+  const sides = {
+    ingest: async () => (await timed(process.execPath, [cli, 'ingest', '--db', withSchema(await pgs.createSchema(url)), '--input', file])).wall_s,
+    parse: async () => (await timed(process.execPath, [bare('parse'), file])).wall_s,
+    copy: async () => (JSON.parse((await timed(process.execPath, [bare('pg-copy'), url, reference, `bare_${n++}`, batches])).stdout) as { copy_s: number }).copy_s,
+  }
+  const names = Object.keys(sides) as (keyof typeof sides)[]
+  const runs = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<keyof typeof sides, number[]>
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const side = names[(k + r) % names.length] as keyof typeof sides
+      runs[side].push(await sides[side]())
+    }
+  }
+  const limit = runs.parse.map((p, i) => p + (runs.copy[i] as number))
+  const b = [baseline('bare parse + COPY of the same rows', limit, runs.ingest), baseline('bare COPY alone', runs.copy, runs.ingest)]
+  const row: Row = {
+    case: `ingest, ${quick ? 'sample' : 'generated'} chain (${mb.toFixed(0)} MB, ${blocks} blocks)`,
+    metric: 'wall s',
+    project: { name: 'ledger-gas ingest --db postgres://…', spread: spread(runs.ingest) },
+    baselines: b,
+    target: target(1.5, b),
+    note: `bare parse ${spread(runs.parse).median.toFixed(2)} s + COPY ${spread(runs.copy).median.toFixed(2)} s (medians)`,
+    before: '5.03 s vs parse + COPY 2.49 s: 2.0x (3.1x a bare COPY)',
+  }
+  console.error(`  ingest-postgres: ${b.map((x) => `${x.ratio.median.toFixed(2)}x`).join(', ')}`)
+  console.error(`wrote ${writeResult(group.finish([row]))}`)
+} finally {
+  await pgs.close()
+}

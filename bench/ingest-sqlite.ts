@@ -1,0 +1,63 @@
+/**
+ * `ledger-gas ingest` into SQLite as a user runs it: the built CLI in a fresh process into a new
+ * ledger, by default and with `--threads 1`, against its limit: the bare parse
+ * (bench/bare/parse.mjs) plus the bare insert of the same rows (bench/bare/sqlite-insert.mjs: the
+ * rows of a reference ingest, pre-built, into the same schema with the same pragmas, in as many
+ * transactions as ingest's default batch makes). The four take turns in an order that rotates
+ * each round. Target (issue 21): the default ingest within 1.3x parse + insert.
+ *
+ *   npx tsx bench/ingest-sqlite.ts [--rounds 3] [--quick]   (--quick: the sample chain, one round)
+ */
+import { readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { bare, bigChain, builtCli, groupFlags, SAMPLE, SCRATCH, timed } from './processes.js'
+import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
+
+const { rounds, quick } = groupFlags(3)
+const group = startGroup(
+  'ingest-sqlite',
+  'ingest into SQLite: whole process against bare parse + bare insert',
+  '`ledger-gas ingest --db NEW.sqlite --input FILE` (built CLI, by default and with `--threads 1`) against the sum of the bare parse script and a bare better-sqlite3 insert of the rows a reference ingest wrote (same schema and pragmas, pre-built rows, one transaction per 4096 blocks as ingest batches by default); wall time of fresh processes taking turns.',
+  'cold',
+  rounds,
+)
+const cli = builtCli()
+const file = quick ? SAMPLE : bigChain()
+const mb = statSync(file).size / 1e6
+const blocks = readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).length
+const db = (name: string) => {
+  const path = join(SCRATCH, `ingest-${name}.sqlite`)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
+  return path
+}
+const reference = db('reference')
+await timed(process.execPath, [cli, 'ingest', '--db', reference, '--input', file])
+const batches = String(Math.ceil(blocks / 4096))
+const sides = {
+  default: async () => (await timed(process.execPath, [cli, 'ingest', '--db', db('default'), '--input', file])).wall_s,
+  threads1: async () => (await timed(process.execPath, [cli, 'ingest', '--db', db('threads1'), '--input', file, '--threads', '1'])).wall_s,
+  parse: async () => (await timed(process.execPath, [bare('parse'), file])).wall_s,
+  insert: async () => (JSON.parse((await timed(process.execPath, [bare('sqlite-insert'), reference, db('bare'), batches])).stdout) as { insert_s: number }).insert_s,
+}
+const names = Object.keys(sides) as (keyof typeof sides)[]
+const runs = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof typeof sides, number[]>
+for (let r = 0; r < rounds; r++) {
+  for (let k = 0; k < names.length; k++) {
+    const n = names[(k + r) % names.length] as keyof typeof sides
+    runs[n].push(await sides[n]())
+  }
+}
+const limit = runs.parse.map((p, i) => p + (runs.insert[i] as number))
+const name = `ingest, ${quick ? 'sample' : 'generated'} chain (${mb.toFixed(0)} MB, ${blocks} blocks)`
+const note = `bare parse ${spread(runs.parse).median.toFixed(2)} s + bare insert ${spread(runs.insert).median.toFixed(2)} s (medians)`
+const rows: Row[] = []
+for (const [side, label, before] of [
+  ['default', 'default', '4.21 s vs parse 0.83 s + insert 1.37 s: 1.9x'],
+  ['threads1', '--threads 1', '2.77 s: 1.26x'],
+] as const) {
+  const b = [baseline('bare parse + bare insert of the same rows', limit, runs[side]), baseline('bare insert alone', runs.insert, runs[side])]
+  rows.push({ case: `${name}, ${label}`, metric: 'wall s', project: { name: `ledger-gas ingest ${label}`, spread: spread(runs[side]) }, baselines: b, ...(side === 'default' ? { target: target(1.3, b) } : {}), note, before })
+}
+rmSync(db('default'), { force: true })
+console.error(`  ingest-sqlite: ${rows.map((r) => `${r.baselines[0]?.ratio.median.toFixed(2)}x`).join(', ')}`)
+console.error(`wrote ${writeResult(group.finish(rows))}`)
