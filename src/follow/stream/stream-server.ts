@@ -33,6 +33,8 @@ export interface StreamServerOptions {
   apiKey?: string | undefined
   /** End the call after the chain's last transaction (default false: idle like a live stream at its tip until cancelled). */
   endAtTip?: boolean | undefined
+  /** Most transactions per response whatever the call asks (default 1000, the hosted service's limit). */
+  maxBatchSize?: number | undefined
   /** Test seam: called before each response. */
   fault?: ((slot: ResponseSlot) => StreamFault | undefined) | undefined
 }
@@ -95,7 +97,9 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
     const newestStart = chain.firstVersion + BigInt(chain.blockStarts.at(-1) ?? 0)
     let v = req.startingVersion === undefined ? newestStart : BigInt(req.startingVersion)
     const end = req.transactionsCount === undefined ? last : BigInt(req.startingVersion ?? newestStart) + BigInt(req.transactionsCount) - 1n
-    const batch = BigInt(req.batchSize === undefined || req.batchSize === 0n ? 1000n : req.batchSize)
+    const cap = BigInt(options.maxBatchSize ?? 1000)
+    const asked = req.batchSize === undefined || req.batchSize === 0n ? cap : req.batchSize
+    const batch = asked < cap ? asked : cap
     let response = 0
     while (!cancelled && v <= end && v <= last) {
       let from = v
