@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark group, prints tables of ratios and writes
  * bench/results/*.json. `npm run bench -- core http` runs only the groups named
- * (core, http, replay, calibration, follow, memory-store, stores, reads, scale, load, pipelining; the last two only when named). Groups other than core run as child processes so one
+ * (core, http, replay, calibration, follow, stream, memory-store, stores, reads, scale, load, pipelining; the last two only when named). Groups other than core run as child processes so one
  * group's heap and JIT state do not colour another's figures.
  */
 import { spawnSync } from 'node:child_process'
@@ -23,7 +23,7 @@ if (want('core')) {
   writeFileSync(`${OUT}core.json`, JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2))
 }
 
-for (const group of ['http', 'replay', 'calibration', 'follow', 'memory-store', 'stores', 'reads', 'scale', 'load', 'pipelining']) {
+for (const group of ['http', 'replay', 'calibration', 'follow', 'stream', 'memory-store', 'stores', 'reads', 'scale', 'load', 'pipelining']) {
   const script = fileURLToPath(new URL(`./${group}.ts`, import.meta.url))
   if (!want(group) || !existsSync(script)) continue
   console.log(`\n## ${group}\n`)
