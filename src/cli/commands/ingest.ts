@@ -10,7 +10,6 @@ import { EXIT } from '../exit-codes.js'
 import { warn, type CliIo, type Command } from '../io.js'
 import { openLedger } from '../open-store.js'
 import { checkInput } from '../paths.js'
-import { ingestStreamCommand, STREAM_API_KEY_ENV } from '../stream-ingest.js'
 
 const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--chain-id N] [--batch N]
                          [--max-line-bytes N] [--max-block-txns N] [--threads N]
@@ -57,7 +56,7 @@ aptos.indexer.v1.RawData/GetTransactions, as Aptos Labs and node providers serve
                          N; default the stream's newest block)
   --to-version N         stop once the block holding version N is appended (default: keep
                          following until SIGINT/SIGTERM)
-  --stream-api-key KEY   sent as 'authorization: Bearer KEY' (default from ${STREAM_API_KEY_ENV})
+  --stream-api-key KEY   sent as 'authorization: Bearer KEY' (default from LEDGER_GAS_STREAM_API_KEY)
   --batch N              most blocks per database transaction (default 512)
 `
 
@@ -88,6 +87,8 @@ export const run: Command = async (args, io) => {
   if (flags['from-stream'] !== undefined) {
     const clash = (['input', 'from-node', 'threads', 'once', 'interval', 'max-line-bytes'] as const).find((f) => flags[f] !== undefined)
     if (clash !== undefined) throw new UsageError(`--${clash} does not apply to --from-stream`)
+    // Loaded only here: gRPC is a heavy import that other commands need not pay for at startup.
+    const { ingestStreamCommand } = await import('../stream-ingest.js')
     return ingestStreamCommand(flags['from-stream'], db, flags, io)
   }
   if (streamOnly !== undefined) throw new UsageError(`--${streamOnly} applies only to --from-stream`)

@@ -15,7 +15,6 @@ import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
 import { gitHash, packageRoot, packageVersion } from '../package-info.js'
 import { openSampleLedger } from '../sample-ledger.js'
-import { openStreamFollowing } from '../stream-ingest.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
@@ -160,6 +159,8 @@ export const run: Command = async (args, io) => {
   if (flags.follow !== undefined && flags['follow-stream'] !== undefined) throw new UsageError(`${origin('follow')} and ${origin('follow-stream')} cannot be used together`)
   if (flags['follow-stream'] !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
+    // Loaded only here: gRPC is a heavy import that other serve modes need not pay for at startup.
+    const { openStreamFollowing } = await import('../stream-ingest.js')
     ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log))
   } else if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)

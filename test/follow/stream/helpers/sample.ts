@@ -9,16 +9,17 @@ export const ROOT = join(import.meta.dirname, '../../../..')
 /** The bundled sample chain, as `ledger-gas ingest --input` reads it. */
 export const SAMPLE = join(ROOT, 'data/chain.jsonl')
 
-let cached: { blocks: BlockJson[]; chain: EncodedChain } | undefined
+let blocksCache: BlockJson[] | undefined
+let chainCache: EncodedChain | undefined
 
-/** The sample chain's blocks (`count` of them from the start, default all) and their stream form. */
+/** The sample chain's blocks (`count` of them from the start, default all) and their stream form (only those encoded). */
 export function sampleChain(count?: number): { blocks: BlockJson[]; chain: EncodedChain } {
-  if (cached === undefined) {
-    const blocks = readFileSync(SAMPLE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as BlockJson)
-    cached = { blocks, chain: encodeChain(blocks) }
+  blocksCache ??= readFileSync(SAMPLE, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as BlockJson)
+  if (count === undefined) {
+    chainCache ??= encodeChain(blocksCache)
+    return { blocks: blocksCache, chain: chainCache }
   }
-  if (count === undefined) return cached
-  const blocks = cached.blocks.slice(0, count)
+  const blocks = blocksCache.slice(0, count)
   return { blocks, chain: encodeChain(blocks) }
 }
 
