@@ -20,7 +20,7 @@ const PACK_TESTS = 'test/package/**'
  * the suite's time, which kept `npm test` over 90 s on 2 cores, so they run in
  * `npm run test:integration` (and `test:deep`, and CI).
  */
-export const INTEGRATION_TESTS = ['test/ledger/pg-scale-out.test.ts', 'test/ledger/pg-outage.test.ts', 'test/ledger/ingest-crash.test.ts', 'test/reliability/crash-safety.test.ts']
+export const INTEGRATION_TESTS = ['test/ledger/pg-scale-out.test.ts', 'test/ledger/pg-outage.test.ts', 'test/ledger/ingest-crash.test.ts', 'test/reliability/crash-safety.test.ts', 'test/follow/stream/sample-chain.test.ts', 'test/follow/stream/stream-crash.test.ts']
 
 export default defineConfig(({ mode }) => ({
   test: {

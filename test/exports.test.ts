@@ -157,10 +157,14 @@ describe('public exports', () => {
         "DEFAULT_RETRY_POLICY",
         "NodeResponseError",
         "NodeUnavailableError",
+        "StreamChainError",
+        "StreamResponseError",
+        "StreamUnavailableError",
         "backoffDelay",
         "followNode",
         "formatFollowEvent",
         "ingestFromNode",
+        "ingestFromStream",
         "parseRetryAfter",
       ]
     `)

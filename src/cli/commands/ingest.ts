@@ -17,6 +17,8 @@ const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--cha
                          [--threads N]
        ledger-gas ingest --db FILE|URL --from-node URL [--once] [--interval MS] [--chain-id N]
                          [--batch N] [--max-block-txns N]
+       ledger-gas ingest --db FILE|URL --from-stream URL [--starting-version N] [--to-version N]
+                         [--stream-api-key KEY] [--chain-id N] [--batch N] [--max-block-txns N]
 
 Appends the blocks of a JSON Lines chain file (one block per line, as GET
 /v1/blocks/by_height/{h}?with_transactions=true returns it) to a SQLite or PostgreSQL
@@ -59,6 +61,17 @@ With --from-node the blocks come from an Aptos-compatible node (or 'ledger-gas s
   --once           stop once the ledger reaches the node's height (default: keep following
                    until SIGINT/SIGTERM, one commit per new block)
   --interval MS    wait between polls of the node once caught up (default 1000)
+
+With --from-stream the blocks come from an Aptos Transaction Stream (gRPC
+aptos.indexer.v1.RawData/GetTransactions, as Aptos Labs and node providers serve it):
+  --from-stream URL      https://host:443 (TLS) or http://host:port (plaintext); the ledger
+                         continues from its newest block; a new ledger takes the stream's chain id
+  --starting-version N   where an empty ledger starts (at the first block beginning at or after
+                         N; default the stream's newest block)
+  --to-version N         stop once the block holding version N is appended (default: keep
+                         following until SIGINT/SIGTERM)
+  --stream-api-key KEY   sent as 'authorization: Bearer KEY' (default from LEDGER_GAS_STREAM_API_KEY)
+  --batch N              most blocks per database transaction (default 512)
 `
 
 /** `ledger-gas ingest`: append a chain file to a SQLite ledger and print a one-line summary. */
@@ -75,12 +88,25 @@ export const run: Command = async (args, io) => {
     once: { type: 'boolean' },
     interval: { type: 'string' },
     'commit-interval': { type: 'string' },
+    'from-stream': { type: 'string' },
+    'starting-version': { type: 'string' },
+    'to-version': { type: 'string' },
+    'stream-api-key': { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
     return EXIT.ok
   }
   const db = required(flags.db, 'db')
+  const streamOnly = (['starting-version', 'to-version', 'stream-api-key'] as const).find((f) => flags[f] !== undefined)
+  if (flags['from-stream'] !== undefined) {
+    const clash = (['input', 'from-node', 'threads', 'once', 'interval', 'max-line-bytes'] as const).find((f) => flags[f] !== undefined)
+    if (clash !== undefined) throw new UsageError(`--${clash} does not apply to --from-stream`)
+    // Loaded only here: gRPC is a heavy import that other commands need not pay for at startup.
+    const { ingestStreamCommand } = await import('../stream-ingest.js')
+    return ingestStreamCommand(flags['from-stream'], db, flags, io)
+  }
+  if (streamOnly !== undefined) throw new UsageError(`--${streamOnly} applies only to --from-stream`)
   if (flags['from-node'] !== undefined) return fromNode(flags['from-node'], db, flags, io)
   const input = required(flags.input, 'input')
   const chainIdFlag = flags['chain-id']

@@ -45,13 +45,15 @@ export const FLAGS = {
   'stream-poll': { type: 'string' },
   poll: { type: 'string' },
   follow: { type: 'string' },
+  'follow-stream': { type: 'string' },
+  'stream-api-key': { type: 'string' },
   stream: { type: 'string' },
 } as const
 
 /** Values of `--stream`. */
 export const STREAM_SWITCH = ['on', 'off'] as const
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl [--load-threads N] | --db FILE|URL] [--follow URL] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl [--load-threads N] | --db FILE|URL] [--follow URL | --follow-stream URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
@@ -79,6 +81,9 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
   --follow URL          append an Aptos-compatible node's new blocks (its API root, /v1
                         included) to --db (this process is its writer) or to memory (empty,
                         or --data), continuing from the ledger's newest block
+  --follow-stream URL   append an Aptos Transaction Stream's new blocks (https://host:443 or
+                        http://host:port) to --db, this process being its writer; the key from
+                        --stream-api-key (${envName('stream-api-key')})
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
@@ -153,7 +158,13 @@ export const run: Command = async (args, io) => {
   let source: string
   let watch: OpenedLedger['watch']
   let readiness: Readiness | undefined
-  if (flags.follow !== undefined) {
+  if (flags.follow !== undefined && flags['follow-stream'] !== undefined) throw new UsageError(`${origin('follow')} and ${origin('follow-stream')} cannot be used together`)
+  if (flags['follow-stream'] !== undefined) {
+    const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
+    // Loaded only here: gRPC is a heavy import that other serve modes need not pay for at startup.
+    const { openStreamFollowing } = await import('../stream-ingest.js')
+    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log))
+  } else if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     readiness = new Readiness()
     ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load, readiness))

@@ -1,0 +1,228 @@
+import * as grpc from '@grpc/grpc-js'
+import { InvalidConfigError } from '../../core/errors.js'
+import { toU64, type U64 } from '../../core/u64.js'
+import type { BatchAppendStore } from '../../ledger/store/store.js'
+import type { BlockJson } from '../../ledger/store/types.js'
+import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from '../backoff.js'
+import { sleep as defaultSleep, type Sleep } from '../sleep.js'
+import { BlockAssembler } from './assemble-blocks.js'
+import { StreamClient } from './client.js'
+import { hex } from './convert/hex.js'
+import { parseStreamEndpoint } from './endpoint.js'
+import { StreamChainError, StreamResponseError, StreamUnavailableError } from './errors.js'
+import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
+
+/** Options of `ingestFromStream`. `endpoint` and `store` are required. */
+export interface IngestStreamOptions {
+  /** `https://host:port` (TLS) or `http://host:port` (plaintext), as Aptos processor configs write it. */
+  endpoint: string
+  /** Sent as `authorization: Bearer <key>`; never written to a message. */
+  apiKey?: string | undefined
+  /** The ledger to append to; it continues from its newest block. */
+  store: BatchAppendStore
+  /** The ledger's chain id, checked against the stream's; default the store's (`ledgerInfo().chain_id`, else its `chainId`). */
+  chainId?: number | undefined
+  /** First version asked for when the ledger is empty (the ingest starts at the first block that begins at or after it); default the stream's newest. */
+  startingVersion?: U64 | string | undefined
+  /** Stop once the block holding this version is appended. Default: follow until `signal` aborts. */
+  toVersion?: U64 | string | undefined
+  /** Stops the ingest (what was appended stays); `ingestFromStream` then resolves. */
+  signal?: AbortSignal | undefined
+  /** Transactions per response asked for (1..1000, the service's limit; default 1000). */
+  batchSize?: number | undefined
+  /** Most blocks per commit (default 512). Each response's blocks commit before the next response is read. */
+  batchBlocks?: number | undefined
+  /** Backoff between calls after a dropped or refused-for-now call; `retries` bounds calls in a row without a new block. */
+  retry?: Partial<RetryPolicy> | undefined
+  /** After each commit. */
+  onAppend?: ((progress: StreamAppend) => void) | undefined
+  /** Before each new call after a failure. */
+  onRetry?: ((event: StreamRetry) => void) | undefined
+  /** Test seams. */
+  sleep?: Sleep | undefined
+  random?: (() => number) | undefined
+}
+
+/** One commit of `ingestFromStream`. */
+export interface StreamAppend {
+  block_height: U64
+  ledger_version: U64
+  /** Chain time (µs) of the newest block appended. */
+  block_timestamp: U64
+  blocks: number
+  transactions: number
+}
+
+/** A call that failed and will be made again. */
+export interface StreamRetry {
+  attempt: number
+  delay_ms: number
+  reason: string
+  from_version: U64 | null
+}
+
+/** What `ingestFromStream` did. */
+export interface IngestStreamSummary {
+  appended: number
+  transactions: number
+  /** The ledger's newest block at the end, `null` if it is still empty. */
+  height: U64 | null
+  ledger_version: U64 | null
+  /** Versions passed over before the first block start (a starting version inside a block). */
+  skipped: number
+}
+
+/** gRPC statuses that a later call may not meet: the service is restarting, overloaded, or the connection dropped. */
+const RETRY = new Set([grpc.status.UNAVAILABLE, grpc.status.RESOURCE_EXHAUSTED, grpc.status.ABORTED, grpc.status.DEADLINE_EXCEEDED, grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.CANCELLED])
+
+interface Tip {
+  height: bigint
+  last: bigint
+}
+
+/**
+ * Appends the Transaction Stream's blocks (`aptos.indexer.v1.RawData/GetTransactions`) to a
+ * ledger store: every transaction turned into the node's REST JSON, whole blocks assembled
+ * across responses, each response's blocks committed (`appendBlocks`, all or nothing per block,
+ * the store's continuity rules) before the next response is read, so a writer slower than the
+ * stream holds the stream back through HTTP/2 flow control instead of filling memory.
+ *
+ * Resumable: every call asks for the version after the ledger's newest block, so an ingest that
+ * crashed or was stopped is finished by starting it again. A dropped call (UNAVAILABLE,
+ * RESOURCE_EXHAUSTED, a reset connection, a server that ends the stream) is made again from
+ * there with jittered exponential backoff, the open block dropped and read again; a refused
+ * key (UNAUTHENTICATED, PERMISSION_DENIED) stops with a message naming the endpoint. Versions
+ * the ledger already holds are checked against it (hash) and skipped; a version past the next
+ * one expected (a gap) is refused.
+ *
+ * @throws StreamChainError before writing anything when the stream's chain id is not the ledger's.
+ * @throws StreamResponseError, StreamUnavailableError, the store's refusal (a chain that does not continue the ledger).
+ * @example await ingestFromStream({ endpoint: 'https://grpc.mainnet.aptoslabs.com:443', apiKey, store, toVersion: '3000000000' })
+ */
+export async function ingestFromStream(options: IngestStreamOptions): Promise<IngestStreamSummary> {
+  const endpoint = parseStreamEndpoint(options.endpoint)
+  const store = options.store
+  const batchSize = BigInt(bounded('batchSize', options.batchSize ?? 1000, 1, 1000))
+  const batchBlocks = bounded('batchBlocks', options.batchBlocks ?? 512, 1, 1_000_000)
+  const policy = resolveRetryPolicy(options.retry)
+  const sleep = options.sleep ?? defaultSleep
+  const random = options.random ?? Math.random
+  const toVersion = options.toVersion === undefined ? undefined : BigInt(options.toVersion)
+  const controller = new AbortController()
+  const onAbort = () => controller.abort(options.signal?.reason)
+  if (options.signal?.aborted) controller.abort(options.signal.reason)
+  else options.signal?.addEventListener('abort', onAbort, { once: true })
+
+  const stored = await store.ledgerInfo()
+  const ledgerChainId = options.chainId ?? stored?.chain_id ?? (store as { chainId?: number }).chainId
+  let tip: Tip | null = stored === null ? null : { height: BigInt(stored.block_height), last: BigInt(stored.ledger_version) }
+  if (tip !== null && options.startingVersion !== undefined && BigInt(options.startingVersion) > tip.last + 1n) {
+    throw new InvalidConfigError('startingVersion', `${options.startingVersion} would leave a gap: the ledger ends at version ${tip.last}, so it continues from ${tip.last + 1n}`)
+  }
+  const summary = { appended: 0, transactions: 0, skipped: 0 }
+  const client = new StreamClient(endpoint, options.apiKey)
+  const redact = (text: string) => (options.apiKey === undefined || options.apiKey === '' ? text : text.split(options.apiKey).join('<key>'))
+  let failures = 0
+  try {
+    for (;;) {
+      if (controller.signal.aborted) break
+      if (toVersion !== undefined && tip !== null && tip.last >= toVersion) break
+      const from = tip !== null ? tip.last + 1n : options.startingVersion === undefined ? undefined : BigInt(options.startingVersion)
+      const call = client.getTransactions({ startingVersion: from, batchSize })
+      const cancel = () => call.cancel()
+      controller.signal.addEventListener('abort', cancel, { once: true })
+      const assembler = new BlockAssembler()
+      let next = from
+      let reason = 'the stream ended before the ledger reached the version asked for'
+      try {
+        for await (const response of call.responses) {
+          if (response.chainId !== undefined && ledgerChainId !== undefined && Number(response.chainId) !== ledgerChainId) {
+            throw new StreamChainError(endpoint.url, Number(response.chainId), ledgerChainId, store.path)
+          }
+          const blocks: BlockJson[] = []
+          for (const tx of response.transactions) {
+            const v = BigInt(tx.version)
+            if (tip !== null && v <= tip.last) {
+              await checkStored(endpoint.url, store, tx)
+              continue
+            }
+            if (next !== undefined && v !== next) {
+              if (v > next) throw new StreamResponseError(endpoint.url, null, `gap: version ${v} came where ${next} was expected; nothing from ${next} on was written`)
+              // A repeat of a version this call already delivered (overlapping responses): the first copy stands.
+              continue
+            }
+            next = v + 1n
+            try {
+              for (const b of assembler.push(tx)) blocks.push(b)
+            } catch (error) {
+              throw new StreamResponseError(endpoint.url, null, (error as Error).message, { cause: error })
+            }
+          }
+          for (let i = 0; i < blocks.length; i += batchBlocks) {
+            const chunk = blocks.slice(i, i + batchBlocks)
+            const result = await store.appendBlocks(chunk)
+            if (result.appended > 0) {
+              const last = chunk[result.appended - 1] as BlockJson
+              tip = { height: BigInt(last.block_height), last: BigInt(last.last_version) }
+              let txns = 0
+              for (let k = 0; k < result.appended; k++) txns += (chunk[k] as BlockJson).transactions.length
+              summary.appended += result.appended
+              summary.transactions += txns
+              failures = 0
+              options.onAppend?.({ block_height: toU64(tip.height), ledger_version: toU64(tip.last), block_timestamp: toU64(BigInt(last.block_timestamp)), blocks: result.appended, transactions: txns })
+            }
+            if (result.appended < chunk.length) throw result.refused
+          }
+          summary.skipped += assembler.skipped
+          assembler.skipped = 0
+          if (toVersion !== undefined && tip !== null && tip.last >= toVersion) break
+        }
+      } catch (error) {
+        if (controller.signal.aborted) break
+        const status = (error as { code?: unknown }).code
+        if (typeof status !== 'number' || !('metadata' in (error as object))) throw error
+        if (!RETRY.has(status)) {
+          const name = grpc.status[status] ?? String(status)
+          const refused = status === grpc.status.UNAUTHENTICATED || status === grpc.status.PERMISSION_DENIED
+          const why = refused ? `the API key was refused (${name}); check --stream-api-key or LEDGER_GAS_STREAM_API_KEY` : `the call failed with ${name}`
+          throw new StreamResponseError(endpoint.url, name, `${why}: ${redact((error as grpc.ServiceError).details ?? '')}`)
+        }
+        reason = `${grpc.status[status] ?? status}: ${redact((error as grpc.ServiceError).details ?? '')}`
+      } finally {
+        controller.signal.removeEventListener('abort', cancel)
+        call.cancel()
+      }
+      if (controller.signal.aborted) break
+      if (toVersion !== undefined && tip !== null && tip.last >= toVersion) break
+      if (failures >= policy.retries) throw new StreamUnavailableError(endpoint.url, failures + 1, reason)
+      const delay = backoffDelay(failures, policy, random)
+      failures++
+      options.onRetry?.({ attempt: failures, delay_ms: delay, reason, from_version: tip === null ? null : toU64(tip.last + 1n) })
+      try {
+        await sleep(delay, controller.signal)
+      } catch {
+        break
+      }
+    }
+  } finally {
+    controller.abort()
+    options.signal?.removeEventListener('abort', onAbort)
+    client.close()
+  }
+  return { ...summary, height: tip === null ? null : toU64(tip.height), ledger_version: tip === null ? null : toU64(tip.last) }
+}
+
+/** A version the ledger holds again: the stream's must be the same transaction (hash), else the stream is another chain or fork. */
+async function checkStored(endpoint: string, store: BatchAppendStore, tx: Transaction): Promise<void> {
+  const have = await store.transactionByVersion(toU64(BigInt(tx.version)))
+  if (have === null) return
+  const theirs = hex(tx.info?.hash ?? new Uint8Array())
+  if ((have as { hash?: string }).hash !== theirs) {
+    throw new StreamResponseError(endpoint, null, `version ${tx.version} has hash ${theirs} on the stream but ${(have as { hash?: string }).hash} in the ledger: the stream serves another chain or fork`)
+  }
+}
+
+function bounded(key: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new InvalidConfigError(key, `must be an integer from ${min} to ${max}, got ${value}`)
+  return value
+}
