@@ -12,6 +12,7 @@ import type { BlockJson } from '../../src/ledger/types.js'
 import { chainLines } from '../../src/sim/index.js'
 import { runCli } from '../cli/run.js'
 import { sampleBlocks } from './helpers/chain.js'
+import { until } from '../helpers/wait.js'
 import { startServer } from './helpers/server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-node-'))
@@ -62,9 +63,11 @@ describe('ingestFromNode', () => {
           if (Number(h) >= 60) reached()
         },
       })
+      // The node grows while followed: two blocks between waits for the follower to append them.
       for (const b of sampleBlocks(51, 60)) {
-        await new Promise((r) => setTimeout(r, 5))
         node.store.appendBlock(b)
+        const h = Number(b.block_height)
+        if (h % 2 === 0) await until(() => heights.at(-1) === h, `block ${h} appended`)
       }
       await at60
       controller.abort()

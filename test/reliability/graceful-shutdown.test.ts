@@ -34,8 +34,8 @@ describe('graceful shutdown of ledger-gas serve', () => {
       const exchanges = Array.from({ length: IN_FLIGHT }, () => rawGet(serve.port, '/v1/blocks/by_height/3?with_transactions=true', { pauseAfterHead: true }))
       const heads = await Promise.all(exchanges.map((e) => e.head))
       for (const h of heads) expect(h.status).toBe(200)
-      // Let the paused sockets' buffers fill, then prove the bodies are still in flight.
-      await new Promise((r) => setTimeout(r, 200))
+      // Each client stopped reading at its head, so its body (far more than socket buffers hold)
+      // is still in flight: the server cannot finish writing it until the client reads.
       for (const [i, e] of exchanges.entries()) expect(e.received()).toBeLessThan((heads[i] as { contentLength: number }).contentLength)
 
       serve.child.kill('SIGTERM')
@@ -43,10 +43,10 @@ describe('graceful shutdown of ledger-gas serve', () => {
       // The listener closes (serve says so just before) while the in-flight responses are still
       // being written: probe until a connection is refused; the checks below show they were.
       while (!(await refused(serve.port))) await new Promise((r) => setImmediate(r))
-      let exitedEarly = false
-      void serve.exited.then(() => (exitedEarly = true))
-      await new Promise((r) => setTimeout(r, 100))
-      expect(exitedEarly).toBe(false)
+      // Still running with the bodies unwritten. A serve that exited now would close the
+      // connections, and each `done` below would reject naming the body bytes it got.
+      expect(serve.child.exitCode).toBeNull()
+      expect(serve.child.signalCode).toBeNull()
 
       for (const e of exchanges) e.resume()
       const answers = await Promise.all(exchanges.map((e) => e.done))

@@ -80,8 +80,9 @@ describe('pipelining and slow readers', () => {
 
     // It works until the socket's buffers are full, then holds: nothing more starts (waited for
     // as 50 event-loop turns in a row without a start while the socket needs draining; a
-    // server that kept working would never get there and the test would time out).
-    for (let quiet = 0; quiet < 50; ) {
+    // server that kept working would never get there, so a bound on the turns says so).
+    for (let quiet = 0, turn = 0; quiet < 50; turn++) {
+      if (turn > 100_000) throw new Error(`the server never held: ${started} of 400 requests started, socket needs draining: ${serverSide.writableNeedDrain}`)
       const before = started
       await turns(1)
       quiet = started === before && serverSide.writableNeedDrain ? quiet + 1 : 0

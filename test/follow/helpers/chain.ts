@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { vi } from 'vitest'
 import { createCalibratedEstimator, createEstimator, gasEstimateToJson, type CalibratedConfigInput, type EstimatorConfigInput } from '../../../src/core/index.js'
 import { parseBlockJson } from '../../../src/ledger/parse-block.js'
 import type { BlockJson } from '../../../src/ledger/types.js'
@@ -42,40 +41,4 @@ export function calibratedByHeight(blocks: readonly BlockJson[], config: Estimat
     out.set(b.block_height, gasEstimateToJson(e.estimate()))
   }
   return out
-}
-
-/** Resolves after `ms`. */
-export const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
-
-/**
- * Polls `check` every 5 ms until it is true. `timeoutMs` only turns a wait that will never end
- * into a message naming `what` (it claims nothing about speed), so it is generous: the machine
- * may be loaded.
- */
-export async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await delay(5)
-  }
-}
-
-/**
- * Watches the timers set from now on for at least `minMs` (long enough not to fire during a
- * test): `pending()` counts those neither cleared nor fired, what would keep a process alive
- * after a follower stopped. `restore()` ends the watch.
- */
-export function watchTimers(minMs: number) {
-  const set = vi.spyOn(globalThis, 'setTimeout')
-  const clear = vi.spyOn(globalThis, 'clearTimeout')
-  return {
-    pending(): number {
-      const cleared = new Set(clear.mock.calls.map((c) => c[0]))
-      return set.mock.calls.filter((c, i) => (c[1] ?? 0) >= minMs && !cleared.has(set.mock.results[i]?.value)).length
-    },
-    restore(): void {
-      set.mockRestore()
-      clear.mockRestore()
-    },
-  }
 }
