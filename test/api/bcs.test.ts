@@ -4,8 +4,8 @@ import { acceptTypeOf } from '../../src/api/accept.js'
 import { gasEstimationToBcs, stringStructToBcs } from '../../src/api/bcs.js'
 import { U64_MAX } from '../../src/core/u64.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError } from './helpers/schemas.js'
-import { serverOf } from './helpers/server.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { serverOf } from '../helpers/api-server.js'
 
 const BCS = 'application/x-bcs'
 const blocks = new ChainBuilder().blocks(12, (i) => [{ sender: 1, gas_unit_price: 100 + i * 40 }, { sender: 2 }, { sender: 3 }])

@@ -11,8 +11,8 @@ import { parseBlockJson } from '../../src/ledger/parse-block.js'
 import type { BlockJson } from '../../src/ledger/types.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
 import { settled, until } from '../helpers/wait.js'
-import { get, storeOf } from './helpers/server.js'
-import { expectSchema } from './helpers/schemas.js'
+import { get, storeOf } from '../helpers/api-server.js'
+import { expectSchema } from '../helpers/api-schemas.js'
 
 interface Event {
   id: string

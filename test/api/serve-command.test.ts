@@ -12,8 +12,8 @@ import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { runCli } from '../cli/run.js'
-import { storeOf } from './helpers/server.js'
+import { runCli } from '../helpers/run-cli.js'
+import { storeOf } from '../helpers/api-server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { gasEstimateToJson } from '../../src/core/index.js'
 import type { EstimateUpdate, FollowEvent, RetryEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
-import { estimatesByHeight, sampleBlocks } from './helpers/chain.js'
+import { estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
 import { settled, until } from '../helpers/wait.js'
-import { startFaultProxy, type Fault } from './helpers/fault-proxy.js'
-import { expectServerEstimate, startServer } from './helpers/server.js'
+import { startFaultProxy, type Fault } from '../helpers/fault-proxy.js'
+import { expectServerEstimate, startServer } from '../helpers/follow-server.js'
 
 /** Windows of 5/10/30 blocks on both sides keep the backfill short while every request risks a fault. */
 const CONFIG = { low_block_history: 5, market_block_history: 10, aggressive_block_history: 30 }

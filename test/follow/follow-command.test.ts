@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { run } from '../../src/cli/commands/follow.js'
 import type { CliIo } from '../../src/cli/io.js'
-import { runCli } from '../cli/run.js'
-import { calibratedByHeight, estimatesByHeight, sampleBlocks } from './helpers/chain.js'
+import { runCli } from '../helpers/run-cli.js'
+import { calibratedByHeight, estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
 import { until } from '../helpers/wait.js'
-import { startServer } from './helpers/server.js'
+import { startServer } from '../helpers/follow-server.js'
 
 const INITIAL = sampleBlocks(750, 800)
 const GROWTH = sampleBlocks(801, 806)

@@ -4,9 +4,9 @@ import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors
 import { formatFollowEvent, type EstimateUpdate, type FollowEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
 import type { FollowMode, FollowOptions } from '../../src/follow/follow-options.js'
-import { calibratedByHeight, estimatesByHeight, sampleBlocks } from './helpers/chain.js'
+import { calibratedByHeight, estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
 import { until, watchTimers } from '../helpers/wait.js'
-import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
+import { answer, FakeNode, type FakeNodeOptions } from '../helpers/fake-node.js'
 
 const SMALL = { low_block_history: 3, market_block_history: 5, aggressive_block_history: 10 }
 /** Heights 470–700 of the sample chain: the estimate moves during 793–828 only, so 780–860 for that. */

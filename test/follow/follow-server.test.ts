@@ -3,9 +3,9 @@ import { gasEstimateToJson, stringifyExact } from '../../src/core/index.js'
 import type { EstimateUpdate, FollowEvent } from '../../src/follow/events.js'
 import { followNode, type Follower } from '../../src/follow/follow-node.js'
 import type { FollowMode } from '../../src/follow/follow-options.js'
-import { calibratedByHeight, estimatesByHeight, sampleBlocks } from './helpers/chain.js'
+import { calibratedByHeight, estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
 import { until } from '../helpers/wait.js'
-import { expectServerEstimate, startServer, type TestServer } from './helpers/server.js'
+import { expectServerEstimate, startServer, type TestServer } from '../helpers/follow-server.js'
 
 /**
  * The server starts with blocks 1450–1590 and grows to 1680 while followed: across the epoch

@@ -10,10 +10,10 @@ import { LedgerContinuityError } from '../../src/ledger/errors.js'
 import { SqliteStore } from '../../src/ledger/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/types.js'
 import { chainLines } from '../../src/sim/index.js'
-import { runCli } from '../cli/run.js'
-import { sampleBlocks } from './helpers/chain.js'
+import { runCli } from '../helpers/run-cli.js'
+import { sampleBlocks } from '../helpers/sample-chain.js'
 import { until } from '../helpers/wait.js'
-import { startServer } from './helpers/server.js'
+import { startServer } from '../helpers/follow-server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-node-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

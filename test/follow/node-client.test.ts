@@ -4,7 +4,7 @@ import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors
 import { NodeClient, type RetryEvent } from '../../src/follow/node-client.js'
 import { sleep } from '../../src/follow/sleep.js'
 import { until, watchTimers } from '../helpers/wait.js'
-import { answer } from './helpers/fake-node.js'
+import { answer } from '../helpers/fake-node.js'
 
 const NOW = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')
 const OK = () => answer(200, { ok: true })

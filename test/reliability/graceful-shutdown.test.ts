@@ -6,9 +6,9 @@ import { createServer } from '../../src/api/index.js'
 import type { U64 } from '../../src/core/u64.js'
 import type { LedgerInfo, LedgerStore } from '../../src/ledger/store.js'
 import type { BlockJson, TransactionJson } from '../../src/ledger/types.js'
-import { storeOf } from '../api/helpers/server.js'
+import { storeOf } from '../helpers/api-server.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { rawGet, refused, startServe, waitForStderr } from './helpers/child.js'
+import { rawGet, refused, startServe, waitForStderr } from '../helpers/cli-child.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-shutdown-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

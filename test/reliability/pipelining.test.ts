@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { storeOf } from '../api/helpers/server.js'
+import { storeOf } from '../helpers/api-server.js'
 
 /** Sender 1 has 150 transactions, so each page of 100 is a large answer (~100 KB). */
 const blocks = new ChainBuilder().blocks(30, () => Array.from({ length: 5 }, () => ({ sender: 1 })))

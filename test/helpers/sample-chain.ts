@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { createCalibratedEstimator, createEstimator, gasEstimateToJson, type CalibratedConfigInput, type EstimatorConfigInput } from '../../../src/core/index.js'
-import { parseBlockJson } from '../../../src/ledger/parse-block.js'
-import type { BlockJson } from '../../../src/ledger/types.js'
+import { createCalibratedEstimator, createEstimator, gasEstimateToJson, type CalibratedConfigInput, type EstimatorConfigInput } from '../../src/core/index.js'
+import { parseBlockJson } from '../../src/ledger/parse-block.js'
+import type { BlockJson } from '../../src/ledger/types.js'
 
-const CHAIN = fileURLToPath(new URL('../../../data/chain.jsonl', import.meta.url))
+const CHAIN = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
 let lines: string[] | undefined
 
 /**
