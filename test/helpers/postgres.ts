@@ -98,6 +98,17 @@ function nativeDirectory(): { dir: string; version: string } {
   return { dir: join(pkgDir, 'native'), version }
 }
 
+/** Creates the lock directory: true if this process made it, false if it exists already. */
+function takeLock(lock: string): boolean {
+  try {
+    mkdirSync(lock)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+}
+
 /** The pid in a lock directory; 0 while its holder has not written it yet (or it is gone). */
 function lockHolder(lock: string): number {
   try {
@@ -133,10 +144,7 @@ async function reachableBinaries(runAs: RunAs): Promise<string> {
   const lock = `${cache}.lock`
   const deadline = Date.now() + 120_000
   while (!existsSync(cache)) {
-    try {
-      mkdirSync(lock)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    if (!takeLock(lock)) {
       const holder = lockHolder(lock)
       if (holder > 0 && !processAlive(holder)) rmSync(lock, { recursive: true, force: true })
       else if (Date.now() > deadline) throw new Error(`the PostgreSQL binaries are still being copied to ${cache} by process ${holder} (lock ${lock}); remove the lock if that process is gone`)
