@@ -48,6 +48,8 @@ export default defineConfig(({ mode }) => ({
       include: ['src/**/*.ts'],
       reporter: ['text-summary', 'json-summary', 'html', 'text'],
       reportsDirectory: 'test/artifacts/coverage',
+      // A run with a failed test still says what the others reached.
+      reportOnFailure: true,
     },
     // Limits only turn a hang into a failure; on a shared, loaded machine 5 s is too tight for
     // tests that spawn the CLI. No test asserts on elapsed time.
