@@ -40,6 +40,17 @@ export default defineConfig(({ mode }) => ({
     // overlap them even on 2 cores: there, 3 workers ran the suite in 80 s where 2 took 94-97 s
     // and 4 took 85 s (one run each, the same hour). With more cores the default applies.
     maxWorkers: Math.max(3, availableParallelism() - 1),
+    // `npm run test:coverage`: V8's own counters (no instrumented copy of the code), over src/
+    // only, written under test/artifacts/ (ignored by git and ESLint). Code run in child
+    // processes (the CLI under tsx) and worker threads is not counted: docs/testing.md.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'json-summary', 'html', 'text'],
+      reportsDirectory: 'test/artifacts/coverage',
+      // A run with a failed test still says what the others reached.
+      reportOnFailure: true,
+    },
     // Limits only turn a hang into a failure; on a shared, loaded machine 5 s is too tight for
     // tests that spawn the CLI. No test asserts on elapsed time.
     testTimeout: 30_000,

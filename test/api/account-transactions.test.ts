@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError, expectSchema } from './helpers/schemas.js'
-import { get, headerNames, serverOf, storeOf } from './helpers/server.js'
+import { expectError, expectSchema } from '../helpers/api-schemas.js'
+import { get, headerNames, serverOf, storeOf } from '../helpers/api-server.js'
 
 /** Account 1 sends 40 sequence-number txns (seq 0..39) and 3 orderless ones; account 2 sends 1. */
 function chain40() {

@@ -1,25 +1,28 @@
+import { Deserializer, U64 } from '@aptos-labs/ts-sdk'
 import { describe, expect, it } from 'vitest'
 import { acceptTypeOf } from '../../src/api/plumbing/accept.js'
 import { gasEstimationToBcs, stringStructToBcs } from '../../src/api/bcs.js'
 import { U64_MAX } from '../../src/core/u64.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError } from './helpers/schemas.js'
-import { serverOf } from './helpers/server.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { serverOf } from '../helpers/api-server.js'
 
 const BCS = 'application/x-bcs'
 const blocks = new ChainBuilder().blocks(12, (i) => [{ sender: 1, gas_unit_price: 100 + i * 40 }, { sender: 2 }, { sender: 3 }])
 
-/** Reads the node's BCS `GasEstimation` back: Option<u64>, u64, Option<u64>. */
+/** Reads the node's BCS `GasEstimation` back with the Aptos SDK's deserializer: Option<u64>, u64, Option<u64>, nothing after. */
 function decode(bytes: Buffer) {
-  let at = 0
-  const option = () => (bytes[at++] === 1 ? u64() : null)
-  const u64 = () => {
-    const v = bytes.readBigUInt64LE(at)
-    at += 8
-    return v
-  }
-  const out = { deprioritized_gas_estimate: option(), gas_estimate: u64(), prioritized_gas_estimate: option() }
-  expect(at).toBe(bytes.length)
+  const d = new Deserializer(bytes)
+  const out = { deprioritized_gas_estimate: d.deserializeOption(U64)?.value ?? null, gas_estimate: d.deserializeU64(), prioritized_gas_estimate: d.deserializeOption(U64)?.value ?? null }
+  d.assertFinished()
+  return out
+}
+
+/** A BCS string (ULEB128 length, UTF-8 bytes) read with the Aptos SDK, nothing after. */
+function decodeString(bytes: Uint8Array): string {
+  const d = new Deserializer(bytes)
+  const out = d.deserializeStr()
+  d.assertFinished()
   return out
 }
 
@@ -48,7 +51,9 @@ describe('Accept: application/x-bcs', () => {
     const res = await server.fastify.inject({ method: 'GET', url: '/v1/-/healthy', headers: { accept: BCS } })
     expect(res.headers['content-type']).toBe(BCS)
     expect(res.rawPayload).toEqual(Buffer.concat([Buffer.from([13]), Buffer.from('aptos-node:ok')]))
+    expect(decodeString(res.rawPayload)).toBe('aptos-node:ok')
     expect([...stringStructToBcs('x'.repeat(200)).subarray(0, 2)]).toEqual([0xc8, 0x01])
+    expect(decodeString(stringStructToBcs('x'.repeat(200)))).toBe('x'.repeat(200))
   })
 
   it('every JSON-only route answers 400 bcs_not_supported, never JSON labelled as JSON for a BCS request', async () => {

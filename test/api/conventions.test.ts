@@ -3,8 +3,8 @@ import { ENDPOINTS } from '../../src/api/index.js'
 import { CORS_MAX_AGE } from '../../src/api/plumbing/cors.js'
 import { isSaneRequestId, MAX_REQUEST_ID_LENGTH } from '../../src/api/plumbing/request-id.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError } from './helpers/schemas.js'
-import { headerNames, serverOf } from './helpers/server.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { headerNames, serverOf } from '../helpers/api-server.js'
 
 const blocks = new ChainBuilder().blocks(5, () => [{ sender: 1 }])
 

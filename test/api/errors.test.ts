@@ -6,8 +6,8 @@ import { createServer, ENDPOINTS, type EndpointName } from '../../src/api/index.
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError } from './helpers/schemas.js'
-import { faultyStore, get, headerNames, serverOf, storeOf } from './helpers/server.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { faultyStore, get, headerNames, serverOf, storeOf } from '../helpers/api-server.js'
 
 const blocks = new ChainBuilder().blocks(5, () => [{ sender: 1 }])
 /** A valid request of each endpoint. */

@@ -7,8 +7,8 @@ import { gasEstimateToJson } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder, pricedChain } from '../helpers/chain-builder.js'
-import { expectSchema } from './helpers/schemas.js'
-import { get, headerNames, serverOf, storeOf } from './helpers/server.js'
+import { expectSchema } from '../helpers/api-schemas.js'
+import { get, headerNames, serverOf, storeOf } from '../helpers/api-server.js'
 
 /** The estimate of a plain estimator fed every block: what the server must serve. */
 function reference(blocks: readonly BlockJson[], config: EstimatorConfigInput = {}): string {

@@ -9,8 +9,8 @@ import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import type { LedgerStore } from '../../src/ledger/store/store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder, pricedChain } from '../helpers/chain-builder.js'
-import { expectError, expectSchema } from './helpers/schemas.js'
-import { get, headerNames, storeOf } from './helpers/server.js'
+import { expectError, expectSchema } from '../helpers/api-schemas.js'
+import { get, headerNames, storeOf } from '../helpers/api-server.js'
 
 const FULL3 = { full_block_txns: 3 } as const
 /** Small promises and window so that a few dozen blocks exercise every tier. */

@@ -5,8 +5,8 @@ import { stringifyExact } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder, pricedChain } from '../helpers/chain-builder.js'
-import { expectError } from './helpers/schemas.js'
-import { get, storeOf } from './helpers/server.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { get, storeOf } from '../helpers/api-server.js'
 
 /** Floors of the server under test: standard 100, encrypted 250 (a config key), high_limit 1,000 (default). */
 const CONFIG = { full_block_txns: 3, encrypted_txn_min_price_per_gas_unit: 250 } as const

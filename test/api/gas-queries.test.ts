@@ -6,8 +6,8 @@ import { stringifyExact } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder, pricedChain } from '../helpers/chain-builder.js'
-import { expectError, validatorOf } from './helpers/schemas.js'
-import { get, storeOf } from './helpers/server.js'
+import { expectError, validatorOf } from '../helpers/api-schemas.js'
+import { get, storeOf } from '../helpers/api-server.js'
 
 const FULL3 = { full_block_txns: 3 } as const
 const WINDOW = 30

@@ -10,8 +10,9 @@ import { gasEstimateToJson } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { get, storeOf } from './helpers/server.js'
-import { expectSchema } from './helpers/schemas.js'
+import { settled, until } from '../helpers/wait.js'
+import { get, storeOf } from '../helpers/api-server.js'
+import { expectSchema } from '../helpers/api-schemas.js'
 
 interface Event {
   id: string
@@ -74,11 +75,16 @@ function subscribe(url: string, headers: Record<string, string> = {}) {
   const comments: string[] = []
   const waiters: (() => void)[] = []
   let res: IncomingMessage | undefined
+  let ended = false
   const opened = new Promise<IncomingMessage>((resolve, reject) => {
     const req = httpGet(`${url}/v1/gas/stream`, { headers }, (r) => {
       res = r
       let buffer = ''
       r.setEncoding('utf8')
+      r.once('close', () => {
+        ended = true
+        for (const w of waiters.splice(0)) w()
+      })
       r.on('data', (chunk: string) => {
         buffer += chunk
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
@@ -94,10 +100,14 @@ function subscribe(url: string, headers: Record<string, string> = {}) {
     })
     req.on('error', reject)
   })
-  const until = async (test: () => boolean) => {
-    while (!test()) await new Promise<void>((r) => waiters.push(r))
+  /** Waits for `test` to hold, re-checked as each chunk arrives; fails naming it if the stream ends first or nothing comes. */
+  const waitFor = async (test: () => boolean, what = String(test)) => {
+    while (!test()) {
+      if (ended) throw new Error(`the stream ended before ${what} (${events.length} events, ${comments.length} comments)`)
+      await settled(new Promise<void>((r) => waiters.push(r)), `${what} (${events.length} events, ${comments.length} comments so far)`)
+    }
   }
-  return { events, comments, opened, until, close: () => res?.destroy() }
+  return { events, comments, opened, until: waitFor, close: () => res?.destroy() }
 }
 
 /** A response whose writes never complete: what the server sees of a client that stopped reading once the kernel's socket buffers are full. */
@@ -173,11 +183,12 @@ describe('GET /v1/gas/stream (Server-Sent Events)', () => {
     server.stream?.attach(stuck as unknown as ServerResponse, {}, undefined)
     const closed = once(stuck, 'close')
     let appended = 0
-    while (!stuck.destroyed) {
+    while (!stuck.destroyed && appended < 1000) {
       await server.appendBlock(chain.block())
       appended++
     }
-    await closed
+    expect(stuck.destroyed, `still attached after ${appended} blocks`).toBe(true)
+    await settled(closed, 'the stuck client closed')
     // About 200 bytes an event: dropped after roughly 2048 / 200 of them, not buffered on.
     expect(appended).toBeLessThan(20)
     expect(stuck.writableLength).toBeLessThan(2048 + 512)
@@ -310,10 +321,10 @@ describe('GET /v1/gas/stream (Server-Sent Events)', () => {
     const ended = once(res, 'end')
     await server.close()
     open.splice(open.indexOf(server), 1)
-    await ended
+    await settled(ended, 'the stream to end')
     // Counted once it ended, like any request (the server sees its end after the client does).
     const counted = 'aptos_api_requests_count{method="GET",operation_id="get_gas_stream",status="200"} 1'
-    while (!(await server.metrics.text(null)).includes(counted)) await new Promise((r) => setTimeout(r, 5))
+    await until(async () => (await server.metrics.text(null)).includes(counted), `${counted} in the metrics`)
   })
 })
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError, expectSchema } from './helpers/schemas.js'
-import { faultyStore, headerNames, serverOf, storeOf } from './helpers/server.js'
+import { expectError, expectSchema } from '../helpers/api-schemas.js'
+import { faultyStore, headerNames, serverOf, storeOf } from '../helpers/api-server.js'
 import { ApiError, createServer, toErrorReply } from '../../src/api/index.js'
 
 /** Five blocks; the newest is stamped at `newest` µs. */

@@ -3,7 +3,7 @@ import { createServer } from '../../src/api/index.js'
 import type { U64 } from '../../src/core/u64.js'
 import type { LedgerStore } from '../../src/ledger/store/store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { storeOf } from './helpers/server.js'
+import { storeOf } from '../helpers/api-server.js'
 
 const chain = new ChainBuilder()
 const blocks = chain.blocks(4, () => [{ sender: 1 }, { sender: 2 }])

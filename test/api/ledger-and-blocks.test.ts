@@ -3,8 +3,8 @@ import { createServer } from '../../src/api/index.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError, expectSchema } from './helpers/schemas.js'
-import { get, serverOf, storeOf } from './helpers/server.js'
+import { expectError, expectSchema } from '../helpers/api-schemas.js'
+import { get, serverOf, storeOf } from '../helpers/api-server.js'
 
 const chain = new ChainBuilder({ height: 10, version: 100 })
 const blocks = chain.blocks(6, (i) => Array.from({ length: 3 + i }, (_, k) => ({ sender: k + 1, gas_unit_price: 100 + 50 * i })))

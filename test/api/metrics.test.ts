@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { GAS_LEVELS, LATENCY_BUCKETS } from '../../src/api/plumbing/metrics.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { serverOf } from './helpers/server.js'
+import { serverOf } from '../helpers/api-server.js'
 
 const blocks = new ChainBuilder().blocks(12, (i) => [{ sender: 1, gas_unit_price: 100 + i * 40 }, { sender: 2 }, { sender: 3 }])
 const estimator = { full_block_txns: 3, static_override: null }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { validatorOf } from './helpers/schemas.js'
-import { get, serverOf } from './helpers/server.js'
+import { validatorOf } from '../helpers/api-schemas.js'
+import { get, serverOf } from '../helpers/api-server.js'
 
 type Doc = {
   openapi: string

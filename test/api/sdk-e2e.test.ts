@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
 import type { MemoryStore } from '../../src/ledger/memory-store.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { storeOf } from './helpers/server.js'
+import { storeOf } from '../helpers/api-server.js'
 
 /**
  * The official Aptos TypeScript SDK against the real server on a loopback port: its own request

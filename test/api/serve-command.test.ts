@@ -13,9 +13,9 @@ import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store/store.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { runCli } from '../cli/run.js'
-import { startServer } from '../follow/helpers/server.js'
-import { storeOf } from './helpers/server.js'
+import { runCli } from '../helpers/run-cli.js'
+import { storeOf } from '../helpers/api-server.js'
+import { startServer } from '../helpers/follow-server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

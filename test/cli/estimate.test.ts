@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runCli } from './run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-cli-'))
 const compact = (h: number, prices: (number | string)[], epoch = 1) => JSON.stringify({ block_height: String(h), epoch: String(epoch), gas_unit_prices: prices })

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { runCli } from './run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-input-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from './run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 describe('numeric flags: a negative value is named for what the flag accepts, never parseArgs’ "ambiguous"', () => {
   it.each([

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/cli/errors.js'
 import { openOutput } from '../../src/cli/output.js'
-import { runCli, watchedStdin } from './run.js'
+import { runCli, watchedStdin } from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-output-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

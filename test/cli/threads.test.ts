@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { runCli } from './run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-threads-'))

@@ -3,7 +3,7 @@ import type { BlockInput } from '../../src/core/block.js'
 import { InvalidBlockError } from '../../src/core/errors.js'
 import { createEstimator } from '../../src/core/estimator.js'
 import { DEFAULT_BUCKETS } from '../../src/core/next-bucket.js'
-import { block, emptyBlock, fullBlock } from './helpers.js'
+import { block, emptyBlock, fullBlock } from '../helpers/core-blocks.js'
 
 const est = (e: ReturnType<typeof createEstimator>) => {
   const x = e.estimate()

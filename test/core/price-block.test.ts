@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../src/core/config.js'
 import { InvalidBlockError } from '../../src/core/errors.js'
 import { priceBlock } from '../../src/core/price-block.js'
-import { block } from './helpers.js'
+import { block } from '../helpers/core-blocks.js'
 
 const C = resolveConfig()
 const A = '0x' + 'ab'.repeat(32)

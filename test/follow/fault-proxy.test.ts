@@ -2,9 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { gasEstimateToJson } from '../../src/core/index.js'
 import type { EstimateUpdate, FollowEvent, RetryEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
-import { delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
-import { startFaultProxy, type Fault } from './helpers/fault-proxy.js'
-import { expectServerEstimate, startServer } from './helpers/server.js'
+import { estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
+import { settled, until } from '../helpers/wait.js'
+import { startFaultProxy, type Fault } from '../helpers/fault-proxy.js'
+import { expectServerEstimate, startServer } from '../helpers/follow-server.js'
 
 /** Windows of 5/10/30 blocks on both sides keep the backfill short while every request risks a fault. */
 const CONFIG = { low_block_history: 5, market_block_history: 10, aggressive_block_history: 30 }
@@ -52,7 +53,9 @@ describe('following through a fault-injecting proxy', () => {
       },
       config: CONFIG,
       intervalMs: 20,
-      timeoutMs: 300,
+      // Far above what a loopback answer takes on a loaded machine, so the stalled request is
+      // what times out, not a slow one; the stall costs this once.
+      timeoutMs: 2_000,
       retry: { retries: 10, baseDelayMs: 10, maxDelayMs: 50 },
       onEstimate: (u) => updates.push(u),
       onEvent: (e) => {
@@ -61,20 +64,25 @@ describe('following through a fault-injecting proxy', () => {
       },
     })
     cleanup.push(() => f.stop())
-    await f.ready
+    await settled(f.ready, 'the backfill through the proxy')
     expect(f.asOf?.block_height).toBe(790)
+    // The chain grows by one block per request the follower makes, so it follows a moving tip.
     for (const block of GROWTH) {
       await s.server.appendBlock(block)
-      await delay(10)
+      const seen = proxy.log.length
+      await until(() => proxy.log.length > seen, `a request after block ${block.block_height} was appended`)
     }
-    await until(() => f.asOf?.block_height === 850, 'the follower at block 850', 10_000)
+    await until(() => f.asOf?.block_height === 850, 'the follower at block 850')
     await expectServerEstimate(s, f)
     await f.stop()
 
     const injected = new Set(proxy.log.map((l) => l.fault))
     expect([...injected].sort()).toEqual(['429', '429-wait', '503', 'delay', 'drop', 'pass', 'stall', 'truncate'])
     const reasons = new Set(events.filter((e): e is RetryEvent => e.type === 'retry').map((e) => e.reason.replace(/\(.*\)/, '(…)')))
-    expect([...reasons].sort()).toEqual(['HTTP 429', 'HTTP 503', 'network error (…)', 'timeout after 300 ms'])
+    expect([...reasons].sort()).toEqual(['HTTP 429', 'HTTP 503', 'network error (…)', 'timeout after 2000 ms'])
+    // The stalled request is one that timed out (the client's timer, not the proxy, ended it).
+    const stalled = proxy.log.find((l) => l.fault === 'stall')?.path as string
+    expect(events.some((e) => e.type === 'retry' && e.reason === 'timeout after 2000 ms' && e.url.endsWith(stalled))).toBe(true)
     expect(events.filter((e) => e.type === 'skip')).toEqual([])
     expect(updates.map((u) => u.block_height)).toEqual([...Array(61).keys()].map((i) => 790 + i))
     for (const u of updates) expect(gasEstimateToJson(u.estimate), `block ${u.block_height}`).toBe(REFERENCE.get(String(u.block_height)))
@@ -92,5 +100,5 @@ describe('following through a fault-injecting proxy', () => {
     expect(proxySeen[retry]).toBeGreaterThan(waited)
     const next = proxy.log.findIndex((l, i) => i > waited && l.path === path)
     expect(next).toBeGreaterThanOrEqual(proxySeen[retry] as number)
-  }, 15_000)
+  })
 })

@@ -7,8 +7,8 @@ import type { FollowEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
 import { NodeClient } from '../../src/follow/node-client.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
-import { estimatesByHeight, sampleBlocks } from './helpers/chain.js'
-import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
+import { answer, FakeNode, type FakeNodeOptions } from '../helpers/fake-node.js'
+import { estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
 
 /** Blocks 982 and 983 of the sample chain hold 302 transactions each, 984 holds 220 (a surge). */
 const SURGE = sampleBlocks(970, 1000)

@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { run } from '../../src/cli/commands/follow.js'
 import type { CliIo } from '../../src/cli/io.js'
-import { runCli } from '../cli/run.js'
-import { calibratedByHeight, delay, estimatesByHeight, sampleBlocks, until } from './helpers/chain.js'
-import { startServer } from './helpers/server.js'
+import { runCli } from '../helpers/run-cli.js'
+import { calibratedByHeight, estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
+import { until } from '../helpers/wait.js'
+import { startServer } from '../helpers/follow-server.js'
 
 const INITIAL = sampleBlocks(750, 800)
 const GROWTH = sampleBlocks(801, 806)
@@ -134,11 +135,11 @@ describe('ledger-gas follow', () => {
     let out = ''
     child.stdout.on('data', (c: Buffer) => (out += c.toString()))
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
-    await until(() => out.includes('\n'), 'the first line', 10_000)
-    await delay(20)
+    // The line is written as the follower goes into its wait, long before this process reads it.
+    await until(() => out.includes('\n'), 'the first line')
     child.kill('SIGINT')
     // Handled: exit 0, not death by the signal.
     expect(await exited).toEqual({ code: 0, signal: null })
     expect(lines(out)).toEqual([`{"block_height":"800","epoch":"2",${(REFERENCE.get('800') as string).slice(1)}`])
-  }, 15_000)
+  })
 })

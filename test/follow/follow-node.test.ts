@@ -4,8 +4,9 @@ import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors
 import { formatFollowEvent, type EstimateUpdate, type FollowEvent } from '../../src/follow/events.js'
 import { followNode } from '../../src/follow/follow-node.js'
 import type { FollowMode, FollowOptions } from '../../src/follow/follow-options.js'
-import { calibratedByHeight, delay, estimatesByHeight, sampleBlocks, until, watchTimers } from './helpers/chain.js'
-import { answer, FakeNode, type FakeNodeOptions } from './helpers/fake-node.js'
+import { calibratedByHeight, estimatesByHeight, sampleBlocks } from '../helpers/sample-chain.js'
+import { until, watchTimers } from '../helpers/wait.js'
+import { answer, FakeNode, type FakeNodeOptions } from '../helpers/fake-node.js'
 
 const SMALL = { low_block_history: 3, market_block_history: 5, aggressive_block_history: 10 }
 /** Heights 470–700 of the sample chain: the estimate moves during 793–828 only, so 780–860 for that. */
@@ -31,6 +32,8 @@ function follow<M extends FollowMode = 'aptos'>(node: FakeNode, options: Partial
 }
 
 const blockPaths = (node: FakeNode) => node.paths.filter((p) => p.includes('/by_height/')).map((p) => Number(/by_height\/(\d+)/.exec(p)?.[1]))
+/** Ledger-info requests the node has seen: the follower's polls. */
+const ledgerPolls = (node: FakeNode) => node.paths.filter((p) => p === '/v1/').length
 const fake = (o: Partial<FakeNodeOptions> = {}) => new FakeNode({ blocks: CHAIN, height: 495, ...o })
 
 describe('followNode: backfill and polling', () => {
@@ -66,7 +69,10 @@ describe('followNode: backfill and polling', () => {
     const t = follow(node)
     await t.f.ready
     node.height = 490
-    await delay(40)
+    // Polls are sequential: once a second poll at the lower height has begun, the first one's
+    // answer has been handled.
+    const polls = ledgerPolls(node)
+    await until(() => ledgerPolls(node) >= polls + 2, 'two polls of the node at height 490')
     expect(t.f.asOf?.block_height).toBe(495)
     node.height = 497
     await until(() => t.f.asOf?.block_height === 497, 'block 497')
@@ -161,9 +167,11 @@ describe('followNode: in-flight requests', () => {
     const node = fake({ latencyMs: 3 })
     const t = follow(node, { concurrency: 8, backfillBlocks: 60 })
     await t.f.ready
+    // The chain grows by 5 at each poll, while the blocks of the last growth are in flight.
     for (let h = 500; h <= 560; h += 5) {
       node.height = h
-      await delay(4)
+      const polls = ledgerPolls(node)
+      await until(() => ledgerPolls(node) > polls, `a poll of the node at height ${h}`)
     }
     await until(() => t.f.asOf?.block_height === 560, 'block 560')
     await t.f.stop()
@@ -180,9 +188,9 @@ describe('followNode: stopping and failing', () => {
     const node = fake({ latencyMs: 1000 })
     const controller = new AbortController()
     const t = follow(node, { signal: controller.signal })
-    await delay(20)
     // The ledger-info request: its 10 s timeout and the fake node's 1 s latency.
-    expect(timers.pending()).toBe(2)
+    await until(() => timers.pending() === 2, 'the ledger-info request and its timeout')
+    expect(node.paths).toEqual(['/v1/'])
     controller.abort()
     await expect(t.f.done).resolves.toBeUndefined()
     await expect(t.f.ready).rejects.toThrow(/stopped before its backfill/)
@@ -194,8 +202,7 @@ describe('followNode: stopping and failing', () => {
     const node = fake()
     const t = follow(node, { intervalMs: 60_000 })
     await t.f.ready
-    await delay(5)
-    expect(timers.pending()).toBe(1)
+    await until(() => timers.pending() === 1, 'the one-minute wait for the next poll')
     const requests = node.paths.length
     // stop() settles although the one-minute wait has not run out: the wait was cleared, not
     // waited for, and no poll followed it.

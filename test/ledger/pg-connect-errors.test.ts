@@ -4,7 +4,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { LedgerDatabaseError } from '../../src/ledger/store/database-error.js'
 import { PgStore } from '../../src/ledger/postgres/pg-store.js'
-import { runCli } from '../cli/run.js'
+import { runCli } from '../helpers/run-cli.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
 
 /**

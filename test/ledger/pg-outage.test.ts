@@ -8,9 +8,9 @@ import { parseAddress } from '../../src/ledger/store/address.js'
 import { PgStore } from '../../src/ledger/postgres/pg-store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { chainLines } from '../../src/sim/index.js'
-import { runCli } from '../cli/run.js'
+import { runCli } from '../helpers/run-cli.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { spawnCli, startServe, waitForStderr, type CliChild } from '../reliability/helpers/child.js'
+import { spawnCli, startServe, waitForStderr, type CliChild } from '../helpers/cli-child.js'
 
 /**
  * A live writer through a PostgreSQL outage, as real processes: `ingest --input -` fed a block

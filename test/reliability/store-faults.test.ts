@@ -12,9 +12,9 @@ import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { LedgerInfo, LedgerStore } from '../../src/ledger/store/store.js'
 import type { BlockJson, TransactionJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
-import { expectError } from '../api/helpers/schemas.js'
-import { headerNames, storeOf } from '../api/helpers/server.js'
-import { FaultStore, READ_METHODS, type ReadMethod } from './helpers/fault-store.js'
+import { expectError } from '../helpers/api-schemas.js'
+import { headerNames, storeOf } from '../helpers/api-server.js'
+import { FaultStore, READ_METHODS, type ReadMethod } from '../helpers/fault-store.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-faults-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

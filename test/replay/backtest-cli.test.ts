@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
-import { syntheticChain } from './helpers.js'
+import { syntheticChain } from '../helpers/replay.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-backtest-'))
 const N = 5000

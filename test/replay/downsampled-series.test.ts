@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { DownsampledSeries } from '../../src/replay/downsampled-series.js'
-import { NUM_RUNS } from './helpers.js'
+import { NUM_RUNS } from '../helpers/replay.js'
 
 describe('DownsampledSeries', () => {
   it('draws every point while the stream fits the buckets', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { quantileSorted } from 'simple-statistics'
 import { describe, expect, it } from 'vitest'
 import { EXACT_DISTINCT_LIMIT, QuantileSketch, RELATIVE_ACCURACY } from '../../src/replay/quantile-sketch.js'
-import { NUM_RUNS, rng } from './helpers.js'
+import { NUM_RUNS, rng } from '../helpers/replay.js'
 
 const nearestRank = (sorted: number[], q: number) => sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1] as number
 

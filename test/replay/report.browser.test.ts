@@ -9,7 +9,7 @@ import { parseStrategies } from '../../src/replay/parse-strategies.js'
 import { renderReport } from '../../src/replay/report-html.js'
 import { readableNumber } from '../../src/replay/svg.js'
 import { toBacktestJson } from '../../src/replay/result-json.js'
-import { SMALL, syntheticChain } from './helpers.js'
+import { SMALL, syntheticChain } from '../helpers/replay.js'
 
 const ARTIFACTS = resolve('test/artifacts')
 const N = 6000

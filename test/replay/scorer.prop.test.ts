@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { U64 } from '../../src/core/u64.js'
 import type { Requirement } from '../../src/core/requirement.js'
 import { Scorer } from '../../src/replay/scorer.js'
-import { NUM_RUNS } from './helpers.js'
+import { NUM_RUNS } from '../helpers/replay.js'
 import { refScore } from './reference.js'
 
 /** Requirements as blocks produce them: 0 (not full) or cheapest + 1, on a few price levels. */

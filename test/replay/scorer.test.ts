@@ -3,7 +3,7 @@ import { priceBlock } from '../../src/core/price-block.js'
 import { Backtest } from '../../src/replay/backtest.js'
 import { UNREACHABLE, blockRequirement } from '../../src/core/requirement.js'
 import { Scorer } from '../../src/replay/scorer.js'
-import { SMALL, fixedStrategy, full, open } from './helpers.js'
+import { SMALL, fixedStrategy, full, open } from '../helpers/replay.js'
 
 describe('block requirement', () => {
   it('is 0 for a block that is not full and cheapest + 1 for a full one', () => {

@@ -9,7 +9,7 @@ import { createGethStrategy } from '../../src/replay/geth-strategy.js'
 import { parseStrategies } from '../../src/replay/parse-strategies.js'
 import type { Strategy } from '../../src/replay/strategy.js'
 import { createTargetStrategy } from '../../src/replay/target-strategy.js'
-import { SMALL, blk, full, open, syntheticChain } from './helpers.js'
+import { SMALL, blk, full, open, syntheticChain } from '../helpers/replay.js'
 
 const feed = (s: Strategy, blocks: BlockInput[], config = SMALL) => {
   const out = []

@@ -4,7 +4,7 @@ import { resolveCalibratedConfig } from '../../src/core/calibrated-config.js'
 import { resolveConfig } from '../../src/core/config.js'
 import { Estimator } from '../../src/core/estimator.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
-import { faultyStore, storeOf } from '../api/helpers/server.js'
+import { faultyStore, storeOf } from '../helpers/api-server.js'
 
 const CONFIG = resolveConfig({ full_block_txns: 3, low_block_history: 2, market_block_history: 4, aggressive_block_history: 8 })
 /** Span max(8 + 1, 100) = 100 blocks: a catch-up of up to 100 steps through every block. */

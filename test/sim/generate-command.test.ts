@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { chainLines } from '../../src/sim/index.js'
-import { runCli } from '../cli/run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-generate-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

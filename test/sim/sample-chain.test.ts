@@ -6,7 +6,7 @@ import { resolveConfig } from '../../src/core/config.js'
 import { priceBlock } from '../../src/core/price-block.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import { generateChain, REGIMES, SAMPLE_CHAIN, type Regime } from '../../src/sim/index.js'
-import { runCli } from '../cli/run.js'
+import { runCli } from '../helpers/run-cli.js'
 
 const DATA = fileURLToPath(new URL('../../data/', import.meta.url))
 const readme = readFileSync(`${DATA}README.md`, 'utf8')

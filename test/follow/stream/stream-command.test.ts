@@ -7,7 +7,7 @@ import { main } from '../../../src/cli/main.js'
 import { openLedger } from '../../../src/cli/open-store.js'
 import { startStreamServer, type StreamServer } from '../../../src/follow/stream/stream-server.js'
 import type { BlockJson } from '../../../src/ledger/store/types.js'
-import { runCli } from '../../cli/run.js'
+import { runCli } from '../../helpers/run-cli.js'
 import { sampleChain } from './helpers/sample.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-stream-cli-'))

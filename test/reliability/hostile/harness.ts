@@ -3,10 +3,10 @@ import { createServer, type ReadApiServer } from '../../../src/api/index.js'
 import { LEDGER_HEADER_SUFFIXES } from '../../../src/api/ledger-headers.js'
 import { MemoryStore } from '../../../src/ledger/memory-store.js'
 import type { BlockJson, UserTransactionJson } from '../../../src/ledger/store/types.js'
-import { validatorOf } from '../../api/helpers/schemas.js'
-import { schemaFor } from '../../api/helpers/server.js'
+import { validatorOf } from '../../helpers/api-schemas.js'
+import { schemaFor } from '../../helpers/api-server.js'
 import { addr, ChainBuilder } from '../../helpers/chain-builder.js'
-import { ROOT } from '../helpers/child.js'
+import { ROOT } from '../../helpers/cli-child.js'
 import { HOSTILE_REQUESTS } from '../../budget.js'
 
 /**

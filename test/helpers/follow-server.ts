@@ -1,10 +1,10 @@
 import { expect } from 'vitest'
-import { createServer, type ReadApiServer, type ServerOptions } from '../../../src/api/index.js'
-import { gasEstimateToJson, type EstimatorConfigInput } from '../../../src/core/index.js'
-import type { Follower } from '../../../src/follow/follow-node.js'
-import type { FollowMode } from '../../../src/follow/follow-options.js'
-import { MemoryStore } from '../../../src/ledger/memory-store.js'
-import type { BlockJson } from '../../../src/ledger/store/types.js'
+import { createServer, type ReadApiServer, type ServerOptions } from '../../src/api/index.js'
+import { gasEstimateToJson, type EstimatorConfigInput } from '../../src/core/index.js'
+import type { Follower } from '../../src/follow/follow-node.js'
+import type { FollowMode } from '../../src/follow/follow-options.js'
+import { MemoryStore } from '../../src/ledger/memory-store.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
 
 /** This project's server over `blocks`, listening on 127.0.0.1 (any free port). */
 export async function startServer(blocks: readonly BlockJson[], headerPrefix = 'X-NODE-', estimator: EstimatorConfigInput = {}, options: Partial<ServerOptions> = {}) {

@@ -1,6 +1,6 @@
-import type { U64 } from '../../../src/core/u64.js'
-import type { LedgerInfo, LedgerStore, MaybePromise } from '../../../src/ledger/store/store.js'
-import type { BlockJson, TransactionJson } from '../../../src/ledger/store/types.js'
+import type { U64 } from '../../src/core/u64.js'
+import type { LedgerInfo, LedgerStore, MaybePromise } from '../../src/ledger/store/store.js'
+import type { BlockJson, TransactionJson } from '../../src/ledger/store/types.js'
 
 /** The read methods of a store. */
 export type ReadMethod = 'ledgerInfo' | 'transactionByVersion' | 'accountTransactions' | 'accountSequenceNumber' | 'blockByHeight'

@@ -3,7 +3,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 
 /** The repository root, where `src/cli/main.ts` runs under tsx. */
-export const ROOT = join(import.meta.dirname, '../../..')
+export const ROOT = join(import.meta.dirname, '../..')
 
 /** A `ledger-gas` CLI child process (the real entry point, so SIGTERM takes the real path). */
 export interface CliChild {

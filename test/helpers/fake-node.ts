@@ -1,4 +1,4 @@
-import type { BlockJson, TransactionJson } from '../../../src/ledger/store/types.js'
+import type { BlockJson, TransactionJson } from '../../src/ledger/store/types.js'
 
 /** One request the fake node saw. */
 export interface Seen {

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv'
 import { expect } from 'vitest'
-import { ERROR_CODES } from '../../../src/api/plumbing/error-map.js'
-import { COMPONENT_SCHEMAS } from '../../../src/api/schema/components.js'
+import { ERROR_CODES } from '../../src/api/plumbing/error-map.js'
+import { COMPONENT_SCHEMAS } from '../../src/api/schema/components.js'
 
 const U64_MAX = 18446744073709551615n
 

@@ -1,9 +1,9 @@
-import { createServer, type ReadApiServer, type ServerOptions } from '../../../src/api/index.js'
-import { LEDGER_HEADER_SUFFIXES } from '../../../src/api/ledger-headers.js'
-import { MemoryStore } from '../../../src/ledger/memory-store.js'
-import type { LedgerStore } from '../../../src/ledger/store/store.js'
-import type { BlockJson } from '../../../src/ledger/store/types.js'
-import { expectSchema } from './schemas.js'
+import { createServer, type ReadApiServer, type ServerOptions } from '../../src/api/index.js'
+import { LEDGER_HEADER_SUFFIXES } from '../../src/api/ledger-headers.js'
+import { MemoryStore } from '../../src/ledger/memory-store.js'
+import type { LedgerStore } from '../../src/ledger/store/store.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
+import { expectSchema } from './api-schemas.js'
 
 /** A memory store holding `blocks`. */
 export function storeOf(blocks: readonly BlockJson[], chainId = 4): MemoryStore {
