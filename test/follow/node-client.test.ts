@@ -110,8 +110,14 @@ describe('NodeClient answers it does not retry', () => {
     expect(t.calls).toHaveLength(1)
   })
   it('a 200 whose body is not JSON is a NodeResponseError', async () => {
+    const t = client(() => new Response('proxy login required', { status: 200 }))
+    await expect(t.c.get('/', 'return')).rejects.toThrow(/the body is not JSON: proxy login required/)
+  })
+  it('a 200 HTML page is named as such, not dumped into the error', async () => {
     const t = client(() => new Response('<html>proxy login</html>', { status: 200 }))
-    await expect(t.c.get('/', 'return')).rejects.toThrow(/the body is not JSON: <html>proxy login/)
+    const error = await t.c.get('/', 'return').catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NodeResponseError)
+    expect((error as Error).message).toBe('GET http://node.test/v1/: the URL answered HTML, not the node API (is it the API root?)')
   })
 })
 

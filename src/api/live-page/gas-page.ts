@@ -74,7 +74,7 @@ export function gasPageHtml(options: GasPageOptions): string {
     <h2 id="calibrated-title">Calibrated estimate</h2>
     <p class="sub">Each tier makes a promise: a transaction at its price is included within k blocks with probability at least q. It shows how often the promise held.</p>
     <div class="tiers">${TIERS.map(calibratedTier).join('')}</div>
-    <p class="modes" id="modes">Two modes: the <b>price</b> is learned online so that the promise keeps holding over time (its record is the “held” line); the <b>window figures</b> read the newest blocks directly: the chance this price gets in, and the least price that met the promise there. They differ when the chain has just changed.</p>
+    <p class="modes" id="modes">Two modes: the <b>price</b> is learned online so that the promise keeps holding over time (its record is the “held” line); the <b>window figures</b> ask the same learner, through <code>/v1/gas/inclusion</code> and <code>/v1/gas/price</code>, the chance this price gets in and the least price that keeps the promise, so the two agree.</p>
   </section>
   <section aria-labelledby="aptos-title">
     <h2 id="aptos-title">Aptos estimator</h2>
