@@ -20,7 +20,20 @@ const PACK_TESTS = 'test/package/**'
  * the suite's time, which kept `npm test` over 90 s on 2 cores, so they run in
  * `npm run test:integration` (and `test:deep`, and CI).
  */
-export const INTEGRATION_TESTS = ['test/ledger/pg-scale-out.test.ts', 'test/ledger/pg-outage.test.ts', 'test/ledger/ingest-crash.test.ts', 'test/reliability/crash-safety.test.ts', 'test/follow/stream/sample-chain.test.ts', 'test/follow/stream/stream-crash.test.ts']
+export const INTEGRATION_TESTS = [
+  'test/ledger/pg-scale-out.test.ts',
+  'test/ledger/pg-outage.test.ts',
+  'test/ledger/ingest-crash.test.ts',
+  'test/reliability/crash-safety.test.ts',
+  'test/follow/stream/sample-chain.test.ts',
+  'test/follow/stream/stream-crash.test.ts',
+  // This round's additions that run many CLI processes or a code generator: with them `npm test`
+  // took over 120 s on 2 cores, so they run beside the other whole-process tests.
+  'test/docs/examples.test.ts',
+  'test/ledger/outage.test.ts',
+  'test/follow/stream/gen.test.ts',
+  'test/follow/stream/stream-postgres.test.ts',
+]
 
 export default defineConfig(({ mode }) => ({
   test: {
