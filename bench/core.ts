@@ -6,7 +6,7 @@
 import { Bench } from 'tinybench'
 import type { BlockInput } from '../src/core/block.js'
 import { resolveConfig } from '../src/core/config.js'
-import { createCalibratedEstimator } from '../src/core/calibrated-estimator.js'
+import { createCalibratedEstimator } from '../src/core/calibrated/calibrated-estimator.js'
 import { createEstimator } from '../src/core/estimator.js'
 import { nextBucket } from '../src/core/next-bucket.js'
 import { priceBlock } from '../src/core/price-block.js'

@@ -1,6 +1,6 @@
 import { createServer as createHttpServer } from 'node:http'
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
-import { resolveCalibratedConfig, type CalibratedConfigInput } from '../core/calibrated-config.js'
+import { resolveCalibratedConfig, type CalibratedConfigInput } from '../core/calibrated/calibrated-config.js'
 import { resolveConfig, type EstimatorConfigInput } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
 import type { GasEstimate } from '../core/wire.js'

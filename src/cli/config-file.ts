@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { resolveCalibratedConfig, type CalibratedConfig } from '../core/calibrated-config.js'
+import { resolveCalibratedConfig, type CalibratedConfig } from '../core/calibrated/calibrated-config.js'
 import { resolveConfig, type EstimatorConfig } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
 import { UsageError } from './errors.js'

@@ -1,5 +1,5 @@
 import type { PricedBlock } from '../core/block.js'
-import { CalibratedEstimator, type CalibratedExplain } from '../core/calibrated-estimator.js'
+import { CalibratedEstimator, type CalibratedExplain } from '../core/calibrated/calibrated-estimator.js'
 import { InvalidBlockError } from '../core/errors.js'
 import { createEstimator, type BlockHistoryEntry, type EstimateExplain, type Estimator } from '../core/estimator.js'
 import { toU64, type U64 } from '../core/u64.js'

@@ -1,4 +1,4 @@
-import { resolveCalibratedConfig, type CalibratedConfig, type CalibratedConfigInput } from '../core/calibrated-config.js'
+import { resolveCalibratedConfig, type CalibratedConfig, type CalibratedConfigInput } from '../core/calibrated/calibrated-config.js'
 import { resolveConfig, type EstimatorConfig, type EstimatorConfigInput } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
 import { resolveRetryPolicy, type RetryPolicy } from './backoff.js'

@@ -1,4 +1,4 @@
-import { DEFAULT_CALIBRATED_CONFIG, MAX_PROMISE_K } from '../core/calibrated-config.js'
+import { DEFAULT_CALIBRATED_CONFIG, MAX_PROMISE_K } from '../core/calibrated/calibrated-config.js'
 import { resolveConfig, type EstimatorConfig } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
 import { APTOS_PERCENTILES, type WindowPercentiles } from '../core/estimator.js'

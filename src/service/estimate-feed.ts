@@ -1,5 +1,5 @@
-import { CalibratedEstimator } from '../core/calibrated-estimator.js'
-import type { CalibratedConfig } from '../core/calibrated-config.js'
+import { CalibratedEstimator } from '../core/calibrated/calibrated-estimator.js'
+import type { CalibratedConfig } from '../core/calibrated/calibrated-config.js'
 import type { EstimatorConfig } from '../core/config.js'
 import { InvalidBlockError } from '../core/errors.js'
 import { createEstimator, type Estimator } from '../core/estimator.js'

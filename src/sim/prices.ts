@@ -1,6 +1,8 @@
 import { pareto, standardNormal } from './distributions.js'
 import type { Rng } from './prng.js'
-import type { PriceHabit } from './regimes.js'
+
+/** Which price habits senders follow: each picks one of the price mixes below. */
+export type PriceHabit = 'calm' | 'surge' | 'busy' | 'bidding'
 
 /**
  * Price choices, as shares: most senders take a wallet default (100 is the on-chain minimum and

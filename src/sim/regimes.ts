@@ -1,4 +1,6 @@
-import { MIN_GAS_UNIT_PRICE } from './prices.js'
+import { MIN_GAS_UNIT_PRICE, type PriceHabit } from './prices.js'
+
+export type { PriceHabit }
 
 /**
  * Demand regimes of the mempool model. A regime fixes how many transactions arrive per block,
@@ -12,8 +14,6 @@ export type Regime = 'calm' | 'surge' | 'sustained' | 'hot_contract' | 'busy' | 
 /** All regimes: the four `mixed` visits, then the two of market-priced congestion. */
 export const REGIMES: readonly Regime[] = Object.freeze(['calm', 'surge', 'sustained', 'hot_contract', 'busy', 'congested'])
 
-/** Which price habits senders follow (see `prices.ts`). */
-export type PriceHabit = 'calm' | 'surge' | 'busy' | 'bidding'
 
 /**
  * Shares of arrivals by workload class. Light: framework transfers (`0x1::…`, a few gas units).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createServer } from '../../src/api/index.js'
-import { createCalibratedEstimator } from '../../src/core/calibrated-estimator.js'
+import { createCalibratedEstimator } from '../../src/core/calibrated/calibrated-estimator.js'
 import { stringifyExact } from '../../src/core/wire.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { BlockInput } from '../../src/core/block.js'
-import { DEFAULT_CALIBRATED_CONFIG, resolveCalibratedConfig } from '../../src/core/calibrated-config.js'
-import { createCalibratedEstimator } from '../../src/core/calibrated-estimator.js'
-import { ConformalQuotes } from '../../src/core/conformal-quotes.js'
+import { DEFAULT_CALIBRATED_CONFIG, resolveCalibratedConfig } from '../../src/core/calibrated/calibrated-config.js'
+import { createCalibratedEstimator } from '../../src/core/calibrated/calibrated-estimator.js'
+import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 
 /** Under `full_block_txns: 2`: a full block whose cheapest price is `cheapest` (requirement cheapest + 1). */

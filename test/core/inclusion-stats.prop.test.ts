@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { expectedWait, inclusionProbability, kBlockMinima, priceForInclusion } from '../../src/core/inclusion-stats.js'
+import { expectedWait, inclusionProbability, kBlockMinima, priceForInclusion } from '../../src/core/calibrated/inclusion-stats.js'
 import { NUM_RUNS } from './arbitraries.js'
 
 const reqArb = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 101, max: 400 })), { maxLength: 80, size: 'max' })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PromiseLearner } from '../../src/core/promise-learner.js'
+import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 
 /** Feeds requirements, serving every quote as is; returns the quotes per block. */

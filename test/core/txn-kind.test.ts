@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createCalibratedEstimator } from '../../src/core/calibrated-estimator.js'
+import { createCalibratedEstimator } from '../../src/core/calibrated/calibrated-estimator.js'
 import { resolveConfig } from '../../src/core/config.js'
 import { InvalidConfigError } from '../../src/core/errors.js'
 import { createEstimator } from '../../src/core/estimator.js'

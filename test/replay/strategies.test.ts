@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../src/core/config.js'
-import { createCalibratedEstimator } from '../../src/core/calibrated-estimator.js'
+import { createCalibratedEstimator } from '../../src/core/calibrated/calibrated-estimator.js'
 import { createEstimator } from '../../src/core/estimator.js'
 import { priceBlock } from '../../src/core/price-block.js'
 import type { BlockInput } from '../../src/core/block.js'

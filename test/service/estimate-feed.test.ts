@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { EstimateFeed, type PublishedEstimates } from '../../src/service/estimate-feed.js'
-import { resolveCalibratedConfig } from '../../src/core/calibrated-config.js'
+import { resolveCalibratedConfig } from '../../src/core/calibrated/calibrated-config.js'
 import { resolveConfig } from '../../src/core/config.js'
 import { Estimator } from '../../src/core/estimator.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { CalibratedTier } from '../../core/calibrated-estimator.js'
+import type { CalibratedTier } from '../../core/calibrated/calibrated-estimator.js'
 import { kindFloor, type TxnKind } from '../../core/txn-kind.js'
 import type { U64 } from '../../core/u64.js'
 import { stringifyExact } from '../../core/wire.js'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
+import { MAX_PROMISE_K } from '../../core/calibrated/calibrated-config.js'
 import type { TxnKind } from '../../core/txn-kind.js'
 import type { U64 } from '../../core/u64.js'
 import { stringifyExact } from '../../core/wire.js'

@@ -1,4 +1,4 @@
-import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
+import { MAX_PROMISE_K } from '../../core/calibrated/calibrated-config.js'
 import { ApiError } from '../plumbing/errors.js'
 
 /**

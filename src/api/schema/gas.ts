@@ -1,5 +1,5 @@
 import { FULLNESS_REASONS } from '../../core/block.js'
-import { MAX_PROMISE_K } from '../../core/calibrated-config.js'
+import { MAX_PROMISE_K } from '../../core/calibrated/calibrated-config.js'
 import { nullable, object, ref, type Schema } from './ref.js'
 
 /**

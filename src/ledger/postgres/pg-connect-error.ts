@@ -1,5 +1,5 @@
 import { LedgerDatabaseError } from '../store/database-error.js'
-import type { PgTarget } from './pg-connection.js'
+import type { PgTarget } from './pg-target.js'
 
 /**
  * Thrown by the driver's password callback when the server asks for a password and neither the

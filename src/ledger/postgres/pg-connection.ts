@@ -2,6 +2,9 @@ import type pg from 'pg'
 import { LedgerDatabaseError, LedgerUnavailableError } from '../store/database-error.js'
 import { requirePeer } from '../optional-peer.js'
 import { NoPasswordError } from './pg-connect-error.js'
+import type { PgTarget } from './pg-target.js'
+
+export type { PgTarget }
 
 /** The `pg` driver, loaded on first use: it is an optional peer, so the engine installs without it. */
 export function pgDriver(): typeof pg {
@@ -27,15 +30,6 @@ export function redactUrl(url: string): string {
 /** A PostgreSQL identifier this store accepts as a schema name (no quoting needed anywhere). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/
 
-/** Where a PostgreSQL ledger lives: the server and database of a URL, and the schema in it. */
-export interface PgTarget {
-  /** The URL as given, for the driver. */
-  url: string
-  /** The URL without its password. */
-  shown: string
-  /** Schema holding the ledger's tables: `?schema=` of the URL, else the server's default (`public`). */
-  schema: string | undefined
-}
 
 /**
  * Reads a ledger URL: `postgres://user:password@host:port/database[?schema=name]`.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { resolveCalibratedConfig } from '../../../src/core/calibrated-config.js'
+import { resolveCalibratedConfig } from '../../../src/core/calibrated/calibrated-config.js'
 import { resolveConfig } from '../../../src/core/config.js'
 import { TierHistory } from '../../../src/api/live-page/tier-history.js'
 import { MemoryStore } from '../../../src/ledger/memory-store.js'

@@ -1,5 +1,5 @@
-import { cutoffPrice, type Requirement } from './requirement.js'
-import type { U64 } from './u64.js'
+import { cutoffPrice, type Requirement } from '../requirement.js'
+import type { U64 } from '../u64.js'
 
 /** The empirical chance that a price would have been included within k blocks. */
 export interface InclusionProbability {

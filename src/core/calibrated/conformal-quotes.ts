@@ -1,8 +1,8 @@
 import type { TierPromise } from './calibrated-config.js'
-import { cutoffPrice, type Requirement } from './requirement.js'
-import { SuffixMin } from './suffix-min.js'
-import type { U64 } from './u64.js'
-import { createWindow, type OrderStatisticWindow } from './window.js'
+import { cutoffPrice, type Requirement } from '../requirement.js'
+import { SuffixMin } from '../suffix-min.js'
+import type { U64 } from '../u64.js'
+import { createWindow, type OrderStatisticWindow } from '../window.js'
 
 /** The online coverage of one promise: outcomes already observed (k blocks after each quote). */
 export interface Coverage {

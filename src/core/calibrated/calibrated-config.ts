@@ -1,4 +1,4 @@
-import { InvalidConfigError } from './errors.js'
+import { InvalidConfigError } from '../errors.js'
 
 /** What a tier claims: a transaction at its price is included within `k` blocks with probability at least `q`. */
 export interface TierPromise {

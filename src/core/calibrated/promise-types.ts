@@ -1,0 +1,56 @@
+import type { U64 } from '../u64.js'
+
+/** How the learner is built: the floor and its grid of experts. */
+export interface PromiseLearnerOptions {
+  /** The chain's floor (`min_gas_unit_price`): no quote is below it. */
+  floor: U64
+  /** Windows of the experts, in k-block samples (the largest bounds the memory). */
+  windows?: readonly number[] | undefined
+  /** Learning rates γ of the experts' own adaptive-conformal levels. */
+  learningRates?: readonly number[] | undefined
+  /** Step of the outer calibration of the served price (the coverage guarantee rests on it). */
+  outerRate?: number | undefined
+  /** Per-block discount of the experts' pinball losses (nearer 1: longer memory of who was right). */
+  discount?: number | undefined
+}
+
+/**
+ * Defaults: windows 120 and 1,000, γ 0.005 and 0.05, outer γ 0.005, loss discount 0.995 (chosen
+ * by `bench/calibration.ts`: a finer grid of 4 windows × 3 rates paid about the same and cost
+ * three times as much per block).
+ */
+export const PROMISE_LEARNER_DEFAULTS = Object.freeze({
+  windows: Object.freeze([120, 1000]),
+  learningRates: Object.freeze([0.005, 0.05]),
+  outerRate: 0.005,
+  discount: 0.995,
+})
+
+/** The chain's state after a block, as the learner conditions on it: 0 calm (the block was not full), 1 busy (it was). */
+export type ChainState = 0 | 1
+
+/** Chain states the conditioned experts keep apart. */
+export const STATES = 2
+
+/** What drove a promise's current quote. */
+export interface PromiseExplain {
+  /** The expert whose quantile is served: its window, learning rate, and whether it reads only samples taken in the current state. */
+  expert: { window: number; learning_rate: number; conditioned: boolean }
+  /** The chain state the quote was made in (`calm`: the newest block was not full). */
+  state: 'calm' | 'busy'
+  /** The expert's own level 1 − α and the outer correction added to it. */
+  level: number
+  offset: number
+  /** The floor alone met the promise on the expert's samples. */
+  floor_bound: boolean
+  /** Samples the expert's quantile was read from. */
+  samples: number
+}
+
+/** One expert of the grid: a window, a learning rate, and whether it reads only the current state's samples. */
+export interface Expert {
+  /** Index into the window list. */
+  w: number
+  γ: number
+  conditioned: boolean
+}
