@@ -9,6 +9,7 @@ import { UsageError } from './errors.js'
 import { EXIT } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import { openLedger, type OpenedLedger } from './open-store.js'
+import type { OutageOptions } from '../ledger/ingest/outage.js'
 
 /** The environment variable that holds the stream's API key when `--stream-api-key` is not given. */
 export const STREAM_API_KEY_ENV = 'LEDGER_GAS_STREAM_API_KEY'
@@ -98,6 +99,7 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
       signal: io.signal,
       onAppend: shown.onAppend,
       onRetry: (e) => log(`stream call ${e.attempt} failed (${e.reason}); again from version ${e.from_version ?? 'the start'} in ${e.delay_ms} ms`),
+      outage: outageLog(log),
     })
     shown.done()
     const seconds = (performance.now() - started) / 1000
@@ -129,7 +131,7 @@ export async function openStreamFollowing(url: string, db: string | undefined, a
       const run = (async () => {
         while (!controller.signal.aborted) {
           try {
-            await ingestFromStream({ endpoint: url, apiKey, store, signal: controller.signal, onAppend: (p) => onHeight(p.block_height), onRetry: (e) => log(`stream call ${e.attempt} failed (${e.reason}); again in ${e.delay_ms} ms`) })
+            await ingestFromStream({ endpoint: url, apiKey, store, signal: controller.signal, onAppend: (p) => onHeight(p.block_height), onRetry: (e) => log(`stream call ${e.attempt} failed (${e.reason}); again in ${e.delay_ms} ms`), outage: outageLog(log) })
           } catch (error) {
             log(`following ${url}: ${(error as Error).message}`)
             if (!(error instanceof StreamUnavailableError || error instanceof LedgerUnavailableError)) return
@@ -142,5 +144,13 @@ export async function openStreamFollowing(url: string, db: string | undefined, a
         await run
       }
     },
+  }
+}
+
+/** A stream writer's database outages on standard error: each retry with its wait, and the recovery (as the other writers report them). */
+function outageLog(log: (line: string) => void): OutageOptions {
+  return {
+    onOutage: (e) => log(`${e.error.message}; retry ${e.attempt} in ${e.delayMs} ms (the blocks read are kept)`),
+    onRecovered: (attempts) => log(`ledger reachable again after ${attempts} ${attempts === 1 ? 'retry' : 'retries'}; going on`),
   }
 }

@@ -11,6 +11,7 @@ import { hex } from './convert/hex.js'
 import { parseStreamEndpoint } from './endpoint.js'
 import { StreamChainError, StreamResponseError, StreamUnavailableError } from './errors.js'
 import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
+import { appendThroughOutages, retryUnavailable, type BlockKey, type OutageOptions } from '../../ledger/ingest/outage.js'
 
 /** Options of `ingestFromStream`. `endpoint` and `store` are required. */
 export interface IngestStreamOptions {
@@ -38,6 +39,8 @@ export interface IngestStreamOptions {
   onAppend?: ((progress: StreamAppend) => void) | undefined
   /** Before each new call after a failure. */
   onRetry?: ((event: StreamRetry) => void) | undefined
+  /** Riding out database outages (a lost connection, a restart, SQLITE_BUSY): backoff and logging, as the other writers. */
+  outage?: OutageOptions | undefined
   /** Test seams. */
   sleep?: Sleep | undefined
   random?: (() => number) | undefined
@@ -113,7 +116,10 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
   if (options.signal?.aborted) controller.abort(options.signal.reason)
   else options.signal?.addEventListener('abort', onAbort, { once: true })
 
-  const stored = await store.ledgerInfo()
+  // The database may drop under a writer that is meant to keep going: reads and commits retry
+  // while it is unreachable, and a lost commit is checked against the ledger before it is resent.
+  const outage: OutageOptions = { ...options.outage, signal: controller.signal }
+  const stored = await retryUnavailable(() => store.ledgerInfo(), outage)
   const ledgerChainId = options.chainId ?? stored?.chain_id ?? (store as { chainId?: number }).chainId
   let tip: Tip | null = stored === null ? null : { height: BigInt(stored.block_height), last: BigInt(stored.ledger_version) }
   if (tip !== null && options.startingVersion !== undefined && BigInt(options.startingVersion) > tip.last + 1n) {
@@ -143,7 +149,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
           for (const tx of response.transactions) {
             const v = BigInt(tx.version)
             if (tip !== null && v <= tip.last) {
-              await checkStored(endpoint.url, store, tx)
+              await retryUnavailable(() => checkStored(endpoint.url, store, tx), outage)
               continue
             }
             if (next !== undefined && v !== next) {
@@ -160,7 +166,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
           }
           for (let i = 0; i < blocks.length; i += batchBlocks) {
             const chunk = blocks.slice(i, i + batchBlocks)
-            const result = await store.appendBlocks(chunk)
+            const result = await appendThroughOutages(store, chunk, (some) => store.appendBlocks(some), keyOfBlock, outage)
             if (result.appended > 0) {
               const last = chunk[result.appended - 1] as BlockJson
               tip = { height: BigInt(last.block_height), last: BigInt(last.last_version) }
@@ -226,3 +232,5 @@ function bounded(key: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) throw new InvalidConfigError(key, `must be an integer from ${min} to ${max}, got ${value}`)
   return value
 }
+
+const keyOfBlock = (b: BlockJson): BlockKey => ({ height: toU64(BigInt(b.block_height)), hash: b.block_hash })

@@ -7,6 +7,7 @@ import { openLedger } from '../../../src/cli/open-store.js'
 import { StreamChainError, StreamResponseError, StreamUnavailableError } from '../../../src/follow/stream/errors.js'
 import { ingestFromStream, type IngestStreamOptions } from '../../../src/follow/stream/ingest-stream.js'
 import { startStreamServer, type StreamServer, type StreamServerOptions } from '../../../src/follow/stream/stream-server.js'
+import { LedgerUnavailableError } from '../../../src/ledger/store/database-error.js'
 import type { BatchAppendStore } from '../../../src/ledger/store/store.js'
 import type { BlockJson } from '../../../src/ledger/store/types.js'
 import { sampleChain } from './helpers/sample.js'
@@ -37,6 +38,36 @@ const FAST = { baseDelayMs: 1, maxDelayMs: 4 }
 const ingest = (o: Partial<IngestStreamOptions> & Pick<IngestStreamOptions, 'endpoint' | 'store'>) => ingestFromStream({ retry: FAST, ...o })
 
 describe('ingestFromStream', () => {
+
+  it('rides out a database outage: a commit lost after it landed and one refused before are retried, no block lost or appended twice', async () => {
+    const { blocks, chain } = sampleChain(30)
+    const server = await serve({ chain, endAtTip: true })
+    const inner = await ledger()
+    let calls = 0
+    // The second commit lands but its answer is lost; the third is refused before it lands.
+    const store = new Proxy(inner, {
+      get(target, key) {
+        if (key !== 'appendBlocks') {
+          const value = Reflect.get(target, key, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        }
+        return async (some: readonly BlockJson[]) => {
+          calls++
+          if (calls === 3) throw new LedgerUnavailableError('connection lost before the commit')
+          const result = await target.appendBlocks(some)
+          if (calls === 2) throw new LedgerUnavailableError('connection lost after the commit')
+          return result
+        }
+      },
+    })
+    const outages: string[] = []
+    const last = blocks[blocks.length - 1] as BlockJson
+    const summary = await ingest({ endpoint: server.url, store, startingVersion: '1', toVersion: last.last_version, batchSize: 7, outage: { initialDelayMs: 1, maxDelayMs: 2, onOutage: (e) => outages.push(e.error.message) } })
+    expect(outages).toEqual(['connection lost after the commit', 'connection lost before the commit'])
+    expect(summary.height).toBe(Number(last.block_height))
+    for (const b of blocks) expect(JSON.stringify(await inner.blockByHeight(BigInt(b.block_height), true))).toBe(JSON.stringify(b))
+    expect(String((await inner.ledgerInfo())?.block_height)).toBe(String(last.block_height))
+  })
   it('blocks split across responses of any size are assembled whole; --to-version stops on the last transaction of its block', async () => {
     const { blocks, chain } = sampleChain(40)
     const server = await serve({ chain })
