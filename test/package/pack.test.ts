@@ -293,7 +293,7 @@ describe('the PostgreSQL test harness, installed into a 0700 directory', () => {
     const script = [
       "import { readFileSync } from 'node:fs'",
       "import { PgStore } from 'ledger-gas/server'",
-      "import { startTestPostgres } from '../helpers/postgres'",
+      "import { startTestPostgres } from './postgres.ts'",
       'const server = await startTestPostgres({ own: true })',
       'try {',
       '  const store = await PgStore.open(await server.createDatabase())',
