@@ -7,24 +7,13 @@ import { blockRequirement } from '../../src/core/requirement.js'
 import { priceBlock } from '../../src/core/price-block.js'
 import { resolveConfig } from '../../src/core/config.js'
 import { NUM_RUNS } from './arbitraries.js'
+import { rng } from '../helpers/rng.js'
 
 /** Each run replays thousands of blocks: a fifth of the property budget (at least 10) keeps the file near a second. */
 const STREAM_RUNS = Math.max(10, Math.floor(NUM_RUNS / 5))
 
 /** Scoring config of these streams: a block with 2 or more user txns is full; floor 100. */
 const CONFIG = resolveConfig({ full_block_txns: 2 })
-
-/** A deterministic PRNG (mulberry32) so that a stream is a function of its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
 
 type Kind = 'iid' | 'regimes' | 'drift'
 

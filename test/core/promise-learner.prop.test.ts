@@ -3,21 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 import { fcRuns } from '../budget.js'
+import { rng } from '../helpers/rng.js'
 
 /** Each run replays a stream of blocks through the ensemble: a tenth of the property budget (at least 5). */
 const RUNS = fcRuns(0.1, 5)
-
-/** mulberry32, so a stream is a function of its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
 
 type Kind = 'iid' | 'regimes' | 'adversarial'
 
