@@ -18,7 +18,7 @@ export function gasExplainRoute(ctx: ApiContext): ApiRoute {
       operationId: 'get_gas_explain',
       summary: 'Explain the gas estimates',
       description:
-        'How each estimate was derived at the current block: for the Aptos estimate, each tier’s window, statistic and the block that set it; for the calibrated one, each tier’s promise, level, samples and achieved coverage. u64 values are JSON integers, exact for every u64.',
+        'How each estimate was derived at the current block: for the Aptos estimate, each tier’s window, statistic and the block that set it; for the calibrated one, each tier’s promise, level, samples, achieved coverage and driver (the expert of the learner and the chain state that set its price). u64 values are JSON integers, exact for every u64.',
       tags: ['Gas'],
       response: responses(ref('GasExplain'), [400, 403, 500, 503]),
     },

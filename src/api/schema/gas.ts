@@ -124,8 +124,29 @@ export const GAS_SCHEMAS: Readonly<Record<string, Schema>> = {
       level: { type: 'number', description: 'Quantile level in use after calibration (1 − α); above 1 means beyond the recent maximum' },
       samples: COUNT('k-block samples the price is read from (at most the window)'),
       capped_by: CAPPED_BY,
+      driver: ref('TierDriver'),
     },
-    ['tier', 'promise', 'price', 'coverage', 'floor_bound', 'level', 'samples', 'capped_by'],
+    ['tier', 'promise', 'price', 'coverage', 'floor_bound', 'level', 'samples', 'capped_by', 'driver'],
+  ),
+  TierDriver: object(
+    {
+      expert: object(
+        {
+          window: { type: 'integer', minimum: 1, description: 'Window of the expert, in k-block samples' },
+          learning_rate: { type: 'number', minimum: 0, description: 'The expert’s own adaptive-conformal learning rate γ' },
+          conditioned: { type: 'boolean', description: 'The expert reads only the samples taken in the current chain state' },
+        },
+        ['window', 'learning_rate', 'conditioned'],
+        { description: 'The expert of the learner whose quantile is served', ...closed },
+      ),
+      state: { type: 'string', enum: ['calm', 'busy'], description: 'The chain state the quote was made in (calm: the newest block was not full)' },
+      level: { type: 'number', description: 'The expert’s own quantile level 1 − α' },
+      offset: { type: 'number', description: 'The outer calibration’s correction added to the level' },
+      floor_bound: { type: 'boolean', description: 'The floor alone met the promise on the expert’s samples' },
+      samples: COUNT('Samples the expert’s quantile was read from'),
+    },
+    ['expert', 'state', 'level', 'offset', 'floor_bound', 'samples'],
+    { description: 'Which expert of the learner and which chain state drove a calibrated tier’s price', ...closed },
   ),
   CalibratedEstimateExplain: object(
     {
