@@ -16,19 +16,17 @@
  * and the Aptos mode's market tier.
  *
  * A promise is attainable when the floor alone did not keep it over the run (`Scorer.floorRate`
- * < q). Targets (issue 20, "Done when"): learner coverage within [−1, +2] points of q on every
- * attainable promise; at every attainable q ≥ 0.8 mean overpayment ≤ 1.1× aci's; over those, the
- * geometric mean ≤ 0.85× aci's and ≤ 1.25× best's.
+ * < q). The targets (issue 20, "Done when") are checked by bench/render-calibration.ts (`CHECKS`).
  *
  * Real data: the 500-block Aptos mainnet slice in test/fixtures.
  *
  * Run: npx tsx bench/calibration.ts [scenario ...] (BLOCKS=N, default 3000; SEED=S), or
- * `npm run bench -- calibration`; results also go to bench/results/calibration.json (commit,
- * node version, load average, the rows) for the report script.
+ * `npm run bench -- calibration`: it prints the tables and writes bench/results/calibration.json
+ * (the shape `CalibrationResult` of bench/render-calibration.ts), which `npm run bench:report`
+ * renders into docs/calibration.md with the issue's checks marked.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { loadavg } from 'node:os'
+import { availableParallelism, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { BlockInput } from '../src/core/block.js'
@@ -44,6 +42,8 @@ import { parseStrategies } from '../src/replay/parse-strategies.js'
 import { Scorer } from '../src/replay/scorer.js'
 import { TIERS } from '../src/replay/strategy.js'
 import { generateChain } from '../src/sim/index.js'
+import { CALIBRATION_JSON, renderCalibrationTables, type CalibrationResult, type ChainRow, type PromiseRow, type RecoveryRow, type TierRow } from './render-calibration.js'
+import { commitId } from './results.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const FIXTURE_APTOS = join(ROOT, 'test', 'fixtures', 'aptos-mainnet-aphd', 'blocks-500.jsonl')
@@ -67,38 +67,6 @@ interface Quoter {
   observe(req: Requirement): void
   quote(i: number): U64
   serve(i: number, price: U64): void
-}
-
-export interface PromiseRow {
-  chain: string
-  k: number
-  q: number
-  /** The floor alone met the promise on this share of blocks (≥ q: floor-bound, not attainable). */
-  floor_rate: number | null
-  attainable: boolean
-  learner: { coverage: number | null; overpayment: number | null; above_floor_share: number }
-  aci: { coverage: number | null; overpayment: number | null }
-  best: { coverage: number | null; overpayment: number | null; window: number; lr: number }
-  ratio_to_aci: number | null
-  ratio_to_best: number | null
-}
-
-export interface TierRow {
-  chain: string
-  strategy: string
-  tier: string
-  k: number
-  coverage: number | null
-  overpayment: number | null
-}
-
-export interface RecoveryRow {
-  chain: string
-  /** Mean blocks after a burst's last full block until the tier is within 10% of its pre-burst price. */
-  target_regular: number | null
-  aci_regular: number | null
-  aptos_market: number | null
-  bursts: number
 }
 
 interface ChainResult {
@@ -246,109 +214,46 @@ function aptosMainnet(path: string): BlockInput[] {
     })
 }
 
-/** The promises the issue's overpayment targets apply to: attainable, q ≥ 0.8, with both figures. */
-function costRows(rows: readonly PromiseRow[]): PromiseRow[] {
-  return rows.filter((r) => r.attainable && r.q >= 0.8 && r.ratio_to_aci !== null && r.ratio_to_best !== null)
-}
-
-function geomean(xs: readonly number[]): number | null {
-  const pos = xs.filter((x) => x > 0)
-  return pos.length === 0 ? null : Math.exp(pos.reduce((a, x) => a + Math.log(x), 0) / pos.length)
-}
-
-export interface Verdict {
-  chain: string
-  /** Attainable promises whose coverage is outside [q − 1, q + 2] points. */
-  off_coverage: string[]
-  /** Floor-bound promises the learner quoted above the floor on more than 1% of blocks. */
-  floor_bound_above: string[]
-  /** Attainable q ≥ 0.8 promises paying more than 1.1× aci. */
-  over_aci: string[]
-  geomean_to_aci: number | null
-  geomean_to_best: number | null
-}
-
-function verdict(chain: string, rows: readonly PromiseRow[]): Verdict {
-  const name = (r: PromiseRow) => `${r.q}@${r.k}`
-  const cost = costRows(rows)
-  return {
-    chain,
-    off_coverage: rows.filter((r) => r.attainable && r.learner.coverage !== null && (r.learner.coverage < r.q - 0.01 || r.learner.coverage > r.q + 0.02)).map(name),
-    floor_bound_above: rows.filter((r) => !r.attainable && r.learner.above_floor_share > 0.01).map(name),
-    over_aci: cost.filter((r) => (r.ratio_to_aci as number) > 1.1).map(name),
-    geomean_to_aci: geomean(cost.map((r) => r.ratio_to_aci as number)),
-    geomean_to_best: geomean(cost.map((r) => r.ratio_to_best as number)),
-  }
-}
-
-const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`)
-const num = (x: number | null, d = 1) => (x === null ? '-' : x.toFixed(d))
-
-/** The per-promise table (markdown). */
-export function formatPromises(rows: readonly PromiseRow[]): string {
-  const out = ['| chain | promise | floor keeps | learner coverage | learner overpay | aci coverage | aci overpay | best (window, γ) | best coverage | best overpay | learner/aci | learner/best |', '|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|']
-  for (const r of rows) {
-    out.push(
-      `| ${r.chain} | ${r.q}@${r.k}${r.attainable ? '' : ' (floor-bound)'} | ${pct(r.floor_rate)} | ${pct(r.learner.coverage)} | ${num(r.learner.overpayment)} | ${pct(r.aci.coverage)} | ${num(r.aci.overpayment)} | (${r.best.window}, ${r.best.lr}) | ${pct(r.best.coverage)} | ${num(r.best.overpayment)} | ${num(r.ratio_to_aci, 2)} | ${num(r.ratio_to_best, 2)} |`,
-    )
-  }
-  return out.join('\n')
-}
-
-/** The per-tier table (markdown): coverage and mean overpayment at each k. */
-export function formatTiers(rows: readonly TierRow[]): string {
-  const out = ['| chain | strategy | tier | k | coverage | mean overpayment |', '|---|---|---|---:|---:|---:|']
-  for (const r of rows) out.push(`| ${r.chain} | ${r.strategy} | ${r.tier} | ${r.k} | ${pct(r.coverage)} | ${num(r.overpayment)} |`)
-  return out.join('\n')
-}
-
-export function runCalibrationBench(scenarios: readonly string[], blocks: number, seed: number): { promises: PromiseRow[]; tiers: TierRow[]; recovery: RecoveryRow[]; verdicts: Verdict[]; chains: { chain: string; blocks: number; full_share: number }[] } {
+/** Scores each scenario (a generated chain of `blocks` blocks, `seed`) and the real Aptos slice. */
+export function runCalibrationBench(scenarios: readonly string[], blocks: number, seed: number): Pick<CalibrationResult, 'chains' | 'promises' | 'tiers' | 'recovery'> {
   const promises: PromiseRow[] = []
   const tiers: TierRow[] = []
-  const rec: RecoveryRow[] = []
-  const verdicts: Verdict[] = []
-  const chains: { chain: string; blocks: number; full_share: number }[] = []
+  const recovery: RecoveryRow[] = []
+  const chains: ChainRow[] = []
   const run = (chain: string, data: BlockInput[]) => {
     const r = scoreChain(chain, data)
     promises.push(...r.promises)
     tiers.push(...r.tiers)
-    rec.push(r.recovery)
-    verdicts.push(verdict(chain, r.promises))
+    recovery.push(r.recovery)
     chains.push({ chain, blocks: r.blocks, full_share: r.full_share })
   }
   for (const s of scenarios) run(s, scenarioBlocks(s, blocks, seed))
   run('aptos-mainnet (500-block slice)', aptosMainnet(FIXTURE_APTOS))
-  return { promises, tiers, recovery: rec, verdicts, chains }
-}
-
-function commit(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
-  } catch {
-    return null
-  }
+  return { chains, promises, tiers, recovery }
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const scenarios = process.argv.slice(2).length > 0 ? process.argv.slice(2) : DEFAULT_SCENARIOS
   const blocks = Number(process.env.BLOCKS ?? 3000)
   const seed = Number(process.env.SEED ?? 1)
-  const load = loadavg()
+  const start = loadavg()[0] as number
   const started = Date.now()
-  const result = runCalibrationBench(scenarios, blocks, seed)
-  console.log(`\n## Promises: learner vs aci (120, 0.005) vs best fixed in hindsight (${blocks} blocks per scenario, seed ${seed}; ${((Date.now() - started) / 1000).toFixed(0)} s; load ${load.map((x) => x.toFixed(1)).join(' ')})\n`)
-  console.log(formatPromises(result.promises))
-  console.log('\n## Tiers as served, per k\n')
-  console.log(formatTiers(result.tiers))
-  console.log('\n## After a burst: mean blocks until back within 10% of the pre-burst price\n')
-  console.log('| chain | bursts | target regular | aci regular | aptos market |\n|---|---:|---:|---:|---:|')
-  for (const r of result.recovery) console.log(`| ${r.chain} | ${r.bursts} | ${num(r.target_regular)} | ${num(r.aci_regular)} | ${num(r.aptos_market)} |`)
-  console.log('\n## Verdict (issue 20 targets)\n')
-  console.log('| chain | coverage off [−1, +2] | floor-bound above floor > 1% | > 1.1× aci | geomean / aci | geomean / best |\n|---|---|---|---|---:|---:|')
-  for (const v of result.verdicts) console.log(`| ${v.chain} | ${v.off_coverage.join(' ') || '-'} | ${v.floor_bound_above.join(' ') || '-'} | ${v.over_aci.join(' ') || '-'} | ${num(v.geomean_to_aci, 3)} | ${num(v.geomean_to_best, 3)} |`)
-  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-  writeFileSync(
-    join(ROOT, 'bench', 'results', 'calibration.json'),
-    JSON.stringify({ date: new Date().toISOString(), commit: commit(), node: process.version, loadavg: load, blocks, seed, ...result }, null, 2),
-  )
+  const rows = runCalibrationBench(scenarios, blocks, seed)
+  const result: CalibrationResult = {
+    group: 'calibration',
+    commit: commitId(),
+    date: new Date().toISOString(),
+    node: process.version,
+    cores: availableParallelism(),
+    load_average: { start, end: loadavg()[0] as number },
+    seconds: (Date.now() - started) / 1000,
+    blocks,
+    seed,
+    ...rows,
+  }
+  console.log(`\n# Calibration: ${blocks} blocks per scenario, seed ${seed}; ${result.seconds.toFixed(0)} s; load average ${start.toFixed(2)} at start, ${result.load_average.end.toFixed(2)} at end\n`)
+  console.log(renderCalibrationTables(result))
+  mkdirSync(dirname(CALIBRATION_JSON), { recursive: true })
+  writeFileSync(CALIBRATION_JSON, `${JSON.stringify(result, null, 2)}\n`)
+  console.log(`wrote ${CALIBRATION_JSON}; npm run bench:report renders docs/calibration.md from it`)
 }
