@@ -210,34 +210,30 @@ export interface LegendItem {
   dash?: string
   width?: number
   opacity?: number
-  marker?: 'line' | 'ring' | 'square' | 'area' | 'none'
+  marker?: 'line' | 'ring' | 'square' | 'area' | 'none' | 'triangle'
 }
 
-/** Axes, grid, labels and title around a plot body; the legend wraps in rows below the x label. */
-export function chart(options: {
-  id: string
-  title: string
+/** What `axes` draws around a plot area: the scales, their labels, and x ticks other than the scale's own. */
+export interface AxesOptions {
   xLabel: string
   yLabel: string
   sx: Scale
   sy: Scale
-  body: string
-  legend: LegendItem[]
-  frame?: Frame
   xTicks?: Tick[]
-}): string {
-  const f = options.frame ?? FRAME
+}
+
+/**
+ * Grid, ticks, tick labels, axis lines and axis labels of one plot area of frame `f`, in the
+ * frame's coordinates; `extra` is the height that wrapped x tick labels add below the x label.
+ */
+export function axes(options: AxesOptions, f: Frame): { svg: string; extra: number } {
   const { x, y } = plotRange(f)
   const xTicks = options.xTicks ?? options.sx.ticks
   const room = Math.floor((x[1] - x[0]) / Math.max(xTicks.length, 1) / CHAR_WIDTH)
   const xLines = xTicks.map((t) => wrap(t.label, room))
   // every extra line of an x tick label pushes the axis label and the legend down
   const extra = 13 * (Math.max(1, ...xLines.map((l) => l.length)) - 1)
-  const legend = layoutLegend(options.legend, f.left, x[1], f.height + 4 + extra)
-  const height = legend.bottom + 6
   const parts: string[] = []
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${f.width} ${height}" width="${f.width}" height="${height}" role="img" aria-label="${escapeXml(options.title)}" data-chart="${escapeXml(options.id)}">`)
-  parts.push(`<text x="${f.left}" y="20" class="title">${escapeXml(options.title)}</text>`)
   for (const t of options.sy.ticks) {
     const py = options.sy(t.value).toFixed(1)
     parts.push(`<line x1="${x[0]}" x2="${x[1]}" y1="${py}" y2="${py}" class="grid ${t.kind ?? 'round'}"/><line x1="${x[0] - 4}" x2="${x[0]}" y1="${py}" y2="${py}" class="axis"/><text x="${x[0] - 7}" y="${py}" class="ytick ${t.kind ?? 'round'}">${escapeXml(t.label)}</text>`)
@@ -250,6 +246,20 @@ export function chart(options: {
   parts.push(`<line x1="${x[0]}" x2="${x[1]}" y1="${y[0]}" y2="${y[0]}" class="axis"/><line x1="${x[0]}" x2="${x[0]}" y1="${y[0]}" y2="${y[1]}" class="axis"/>`)
   parts.push(`<text x="${(x[0] + x[1]) / 2}" y="${y[0] + 38 + extra}" class="xlabel">${escapeXml(options.xLabel)}</text>`)
   parts.push(`<text transform="translate(16 ${(y[0] + y[1]) / 2}) rotate(-90)" class="ylabel">${escapeXml(options.yLabel)}</text>`)
+  return { svg: parts.join(''), extra }
+}
+
+/** Axes, grid, labels and title around a plot body; the legend wraps in rows below the x label. */
+export function chart(options: AxesOptions & { id: string; title: string; body: string; legend: LegendItem[]; frame?: Frame }): string {
+  const f = options.frame ?? FRAME
+  const { x } = plotRange(f)
+  const drawn = axes(options, f)
+  const legend = layoutLegend(options.legend, f.left, x[1], f.height + 4 + drawn.extra)
+  const height = legend.bottom + 6
+  const parts: string[] = []
+  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${f.width} ${height}" width="${f.width}" height="${height}" role="img" aria-label="${escapeXml(options.title)}" data-chart="${escapeXml(options.id)}">`)
+  parts.push(`<text x="${f.left}" y="20" class="title">${escapeXml(options.title)}</text>`)
+  parts.push(drawn.svg)
   parts.push(`<g>${options.body}</g>`)
   parts.push(legend.svg)
   parts.push('</svg>')
@@ -257,7 +267,7 @@ export function chart(options: {
 }
 
 /** Legend items left to right, wrapping at `right`; each is a 24px sample then its label. */
-function layoutLegend(items: LegendItem[], left: number, right: number, top: number): { svg: string; bottom: number } {
+export function layoutLegend(items: LegendItem[], left: number, right: number, top: number): { svg: string; bottom: number } {
   const parts: string[] = []
   let lx = left
   let ly = top + 9
@@ -275,6 +285,7 @@ function layoutLegend(items: LegendItem[], left: number, right: number, top: num
     const opacity = item.opacity === undefined ? '' : ` stroke-opacity="${item.opacity}"`
     if (marker === 'ring') parts.push(`<circle cx="${lx + 12}" cy="${ly}" r="5" fill="none" stroke="${item.color}" stroke-width="2"/>`)
     else if (marker === 'square') parts.push(`<rect x="${lx + 7}" y="${ly - 5}" width="10" height="10" fill="${item.color}" fill-opacity="0.35" stroke="${item.color}" stroke-width="2"/>`)
+    else if (marker === 'triangle') parts.push(`<path d="M${lx + 12} ${ly - 6.5}L${lx + 18} ${ly + 4.5}L${lx + 6} ${ly + 4.5}Z" fill="${item.color}" fill-opacity="0.35" stroke="${item.color}" stroke-width="1.5"/>`)
     else if (marker === 'area') parts.push(`<rect x="${lx}" y="${ly - 6}" width="24" height="12" fill="${item.color}" fill-opacity="${item.opacity ?? 0.15}"/>`)
     else if (marker === 'line') parts.push(`<line x1="${lx}" x2="${lx + 24}" y1="${ly}" y2="${ly}" stroke="${item.color}" stroke-width="${item.width ?? 2.5}"${item.dash === undefined ? '' : ` stroke-dasharray="${item.dash}"`}${opacity}/>`)
     parts.push(`<text x="${lx + indent}" y="${ly}" class="legend${marker === 'none' ? ' note' : ''}">${escapeXml(label)}${label === item.label ? '' : `<title>${escapeXml(item.label)}</title>`}</text>`)
