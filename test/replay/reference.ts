@@ -47,3 +47,21 @@ export function refScore(reqs: Requirement[], prices: U64[], ks: number[], floor
   for (const o of out.overpayment) o.sort((a, b) => a - b)
   return out
 }
+
+/**
+ * The cost-coverage frontier written the obvious way: a point is on it iff no other point is at
+ * least as good on both counts (coverage up, overpayment down) and better on one; equal points
+ * once; by coverage ascending. O(n²) — for tests.
+ */
+export function refFrontier<P extends { coverage: number; overpayment: number }>(points: readonly P[]): P[] {
+  const beaten = (p: P) => points.some((o) => o.coverage >= p.coverage && o.overpayment <= p.overpayment && (o.coverage > p.coverage || o.overpayment < p.overpayment))
+  const seen = new Set<string>()
+  const kept: P[] = []
+  for (const p of points) {
+    const key = `${p.coverage}|${p.overpayment}`
+    if (beaten(p) || seen.has(key)) continue
+    seen.add(key)
+    kept.push(p)
+  }
+  return kept.sort((a, b) => a.coverage - b.coverage)
+}

@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Backtest } from '../../src/replay/backtest.js'
 import { parseStrategies } from '../../src/replay/parse-strategies.js'
 import { renderReport } from '../../src/replay/report-html.js'
+import { frontierKs, frontierPoints } from '../../src/replay/frontier-chart.js'
 import { readableNumber } from '../../src/replay/svg.js'
 import { toBacktestJson } from '../../src/replay/result-json.js'
 import { SMALL, syntheticChain } from '../helpers/replay.js'
+import { refFrontier } from './reference.js'
 
 const ARTIFACTS = resolve('test/artifacts')
 const N = 6000
@@ -134,7 +136,38 @@ describe('HTML report in headless Chromium', () => {
     expect(cal?.floorBound).toBe(3)
     expect(cal?.legend).toContain('floor-bound: the minimum price already keeps this promise')
     expect(cal?.legend.filter((l) => / \(n=[0-9,]+\)$/.test(l))).toHaveLength(4)
-    expect(charts).toHaveLength(names.length + 3 + 3 + 1)
+    // the report opens with the cost-coverage chart: a panel per promised k, every tier a point,
+    // the frontier's points those no other point beats, every promised q marked
+    expect(charts[0]?.id).toBe('frontier')
+    const panels = await page.$$eval('svg[data-chart="frontier"] g.panel', (gs) =>
+      gs.map((g) => ({
+        k: Number(g.getAttribute('data-k')),
+        points: [...g.querySelectorAll('.point')].map((p) => p.getAttribute('data-series')),
+        front: [...g.querySelectorAll('.point.front')].map((p) => p.getAttribute('data-series')).sort(),
+        qs: [...g.querySelectorAll('text.promiselabel')].map((t) => t.textContent),
+        steps: g.querySelector('path.frontier')?.getAttribute('data-points') ?? null,
+      })),
+    )
+    expect(panels.map((p) => p.k)).toEqual(frontierKs(json))
+    expect(frontierKs(json)).toEqual([1, 3, 10])
+    for (const p of panels) {
+      const points = frontierPoints(json, p.k)
+      expect(p.points).toHaveLength(names.length * 3)
+      expect(p.front, `frontier at k=${p.k}`).toEqual(refFrontier(points).map((x) => `${x.strategy}|${x.tier}`).sort())
+      expect(p.steps).toBe(String(p.front.length))
+      const qs = [...new Set(points.flatMap((x) => (x.q === null ? [] : [x.q])))].sort((a, b) => a - b)
+      expect(p.qs).toEqual(qs.map((q) => `q ${Number((q * 100).toFixed(2))}%`))
+    }
+    expect(panels.find((p) => p.k === 1)?.qs).toEqual(['q 95%', 'q 99%'])
+    const frontier = await page.$eval('svg[data-chart="frontier"]', (svg) => ({
+      label: svg.getAttribute('aria-labelledby'),
+      title: svg.querySelector('title#frontier-title')?.textContent ?? '',
+      desc: svg.querySelector('desc#frontier-desc')?.textContent ?? '',
+    }))
+    expect(frontier.label).toBe('frontier-title frontier-desc')
+    expect(frontier.title).toMatch(/^Cost against coverage/)
+    expect(frontier.desc).toMatch(/Within 3: 15 points; the frontier runs through .*; promised q 90%\./)
+    expect(charts).toHaveLength(1 + names.length + 3 + 3 + 1)
 
     for (const c of charts) {
       // every axis has labelled ticks, and no two labels of an axis or of the legend touch
@@ -166,6 +199,32 @@ describe('HTML report in headless Chromium', () => {
     expect(attempted).toEqual([])
     expect(errors).toEqual([])
     await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true })
+    await page.close()
+  }, 60_000)
+
+  it('opens on the cost-coverage chart, whole and readable on a 1920×1080 screen, with no horizontal scroll', async () => {
+    const page = await browser.newPage({ viewport: { width: 1920, height: 1080 } })
+    await page.goto(pathToFileURL(file).href)
+    const view = await page.$eval('svg[data-chart="frontier"]', (svg) => {
+      const box = svg.getBoundingClientRect()
+      return {
+        first: svg.ownerDocument.querySelector('svg[data-chart]')?.getAttribute('data-chart'),
+        box: { x0: box.left, x1: box.right, y0: box.top, y1: box.bottom },
+        // drawn size of the 11px tick font: the scale the figure is shown at
+        tickPx: svg.querySelector('text.ytick')?.getBoundingClientRect().height ?? 0,
+      }
+    })
+    const overflow = async () => (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number
+    expect(view.first).toBe('frontier')
+    expect(view.box.x0).toBeGreaterThanOrEqual(0)
+    expect(view.box.x1).toBeLessThanOrEqual(1920)
+    expect(view.box.y1, 'the chart and its legend fit the first screen').toBeLessThanOrEqual(1080)
+    expect(view.box.x1 - view.box.x0, 'wider than the 960 px text column').toBeGreaterThan(1300)
+    expect(view.tickPx).toBeGreaterThanOrEqual(11)
+    expect(await overflow()).toBeLessThanOrEqual(0)
+    await page.screenshot({ path: join(ARTIFACTS, 'report-1920.png') })
+    await page.setViewportSize({ width: 1000, height: 1000 })
+    expect(await overflow()).toBeLessThanOrEqual(0)
     await page.close()
   }, 60_000)
 })
