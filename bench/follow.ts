@@ -15,10 +15,10 @@
  *
  *   npx tsx bench/follow.ts [--rounds 5] [--data data/chain.jsonl]
  *
- * Prints markdown tables; writes bench/results/follow.json.
+ * Prints markdown tables; writes bench/results/follow.json (warm, in the shape of bench/results.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,6 +27,7 @@ import { createEstimator } from '../src/core/index.js'
 import { followNode } from '../src/follow/index.js'
 import { parseBlockJson } from '../src/ledger/store/parse-block.js'
 import { median } from './median.js'
+import { row, startGroup, writeResult, type Row } from './results.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -125,6 +126,9 @@ interface BackfillRow {
 const IN_FLIGHT = [1, 4, 8]
 const SIZES = [121, 2000]
 
+/** The rows of bench/results/follow.json, in the order measured. */
+const results: Row[] = []
+
 async function backfillBench(node: Node): Promise<BackfillRow[]> {
   const tip = node.height
   const runs = new Map<string, { bare: Run; follower: Run }[]>()
@@ -144,6 +148,16 @@ async function backfillBench(node: Node): Promise<BackfillRow[]> {
   for (let r = 0; r < ROUNDS; r++) {
     await round(true)
     console.error(`  backfill round ${r + 1}/${ROUNDS} done`)
+  }
+  for (const blocks of SIZES) {
+    for (const inFlight of IN_FLIGHT) {
+      const r = runs.get(`${blocks}/${inFlight}`) ?? []
+      results.push(
+        row(`${blocks === 121 ? 'backfill (default span)' : 'catch-up'}, ${blocks} blocks, ${inFlight} in flight`, 'wall ms', ['followNode', r.map((x) => x.follower.ms)], [['bare fetch + JSON.parse', r.map((x) => x.bare.ms)]], {
+          note: `client CPU µs/block medians: followNode ${(median(r.map((x) => x.follower.cpu_us)) / blocks).toFixed(0)}, bare ${(median(r.map((x) => x.bare.cpu_us)) / blocks).toFixed(0)}`,
+        }),
+      )
+    }
   }
   const rows: BackfillRow[] = []
   for (const blocks of SIZES) {
@@ -246,6 +260,13 @@ async function liveBench(): Promise<LiveResult> {
 }
 
 async function main(): Promise<void> {
+  const group = startGroup(
+    'follow',
+    'follow: the follower against bare fetch + JSON.parse, warm',
+    `Warm: followNode in this process against this project's server in a long-lived child process (bench/follow-server.ts) over ${DATA.split('/').pop()}, after a warm-up round; each backfill paired with a bare fetch + JSON.parse of the same blocks at the same in-flight count. Following: the follower's CPU per new block while the server appends ${LIVE_BLOCKS} blocks one per ${LIVE_EVERY_MS} ms (one run), against the engine alone on the same blocks.`,
+    'warm',
+    ROUNDS,
+  )
   console.error(`follow bench: ${DATA}, ${ROUNDS} rounds, ${cpus().length} CPUs`)
   const all = await startNode(Number.MAX_SAFE_INTEGER)
   let rows: BackfillRow[]
@@ -278,12 +299,13 @@ async function main(): Promise<void> {
     `| follower ÷ engine alone | ${live.follower_vs_engine_cpu}x |`,
   ]
   console.log(out.join('\n'))
-  const file = join(here, 'results', 'follow.json')
-  mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(
-    file,
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpu_model: cpus()[0]?.model, chain_blocks: all.height, rounds: ROUNDS, backfill: rows, live }, null, 2)}\n`,
+  results.push(
+    row('following, CPU per new block', 'CPU µs/block', ['followNode, polling every 20 ms', [live.follower_cpu_us_per_block]], [['engine alone (JSON.parse + parseBlockJson + ingest)', [live.engine_alone_cpu_us_per_block]]], {
+      note: `net of idle polling ${live.follower_cpu_us_per_block_net_of_polling} µs; ${live.requests_per_block} requests per block; one run`,
+    }),
+    row('idle polling, CPU per poll', 'CPU µs/poll', ['followNode', [live.idle_cpu_us_per_poll]], [['bare sleep + fetch + JSON.parse of GET /', [live.bare_poll_cpu_us_per_poll]]], { note: 'one run' }),
   )
+  console.log(`wrote ${writeResult(group.finish(results))}`)
 }
 
 main().catch((error: unknown) => {

@@ -8,9 +8,9 @@
  *
  *   npx tsx bench/http.ts [--duration 5] [--connections 20] [--data data/chain.jsonl]
  *
- * Prints a markdown table; writes bench/results/http.json.
+ * Prints a markdown table; writes bench/results/http.json (warm, in the shape of bench/results.ts).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -22,6 +22,7 @@ import type { BlockJson } from '../src/ledger/store/types.js'
 import { createRng } from '../src/sim/prng.js'
 import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
+import { row, startGroup, writeResult, type Row as ResultRow } from './results.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -119,6 +120,14 @@ function medianRow(rows: Row[]): Row {
 class Done extends Error {}
 
 async function main(): Promise<void> {
+  const group = startGroup(
+    'http',
+    'HTTP: estimate_gas_price against bare node:http, and the reads of both stores, warm',
+    `Warm: each server a long-lived child process (bench/http-server.ts) over ${DATA.split('/').pop()}; autocannon with ${CONNECTIONS} connections for ${DURATION} s per run after a 1 s warm-up. The estimate and a bare node:http server answering the same bytes alternate over the rounds; the reads of each store run once.`,
+    'warm',
+    ROUNDS,
+  )
+  const results: ResultRow[] = []
   const text = readFileSync(DATA, 'utf8')
   const blocks = text.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as BlockJson)
   const fx = fixture(blocks)
@@ -158,6 +167,11 @@ async function main(): Promise<void> {
     await stopBenchServer(bare)
     ratios = estimateRuns.map((e, k) => e.requests_per_sec / Math.max(1, (bareRuns[k] as Row).requests_per_sec))
     cpuRatios = estimateRuns.map((e, k) => (bareRuns[k] as Row).server_cpu_us_per_request / Math.max(0.001, e.server_cpu_us_per_request))
+    results.push(
+      row('GET /v1/estimate_gas_price, memory store', 'server CPU µs/request', ['ledger-gas server (memory store)', estimateRuns.map((r) => r.server_cpu_us_per_request)], [[`bare node:http, the same ${Buffer.byteLength(body)} bytes`, bareRuns.map((r) => r.server_cpu_us_per_request)]], {
+        note: `requests/s medians: server ${median(estimateRuns.map((r) => r.requests_per_sec)).toFixed(0)}, bare ${median(bareRuns.map((r) => r.requests_per_sec)).toFixed(0)}; server / bare req/s ${median(ratios).toFixed(2)}x (target ≥ 0.8x)`,
+      }),
+    )
     estimateRow = medianRow(estimateRuns)
     bareRow = medianRow(bareRuns)
     rows.push(bareRow, estimateRow)
@@ -165,15 +179,19 @@ async function main(): Promise<void> {
       await stopBenchServer(memory)
       throw new Done()
     }
-    rows.push(await load(memory, byVersion, ['GET /v1/transactions/by_version/{v}', 'memory']))
-    rows.push(await load(memory, listing, ['GET /v1/accounts/{a}/transactions', 'memory']))
+    const memoryReads = [await load(memory, byVersion, ['GET /v1/transactions/by_version/{v}', 'memory']), await load(memory, listing, ['GET /v1/accounts/{a}/transactions', 'memory'])]
+    rows.push(...memoryReads)
     await stopBenchServer(memory)
 
     const sql = await startServer('sqlite', db)
-    rows.push(await load(sql, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'sqlite']))
-    rows.push(await load(sql, byVersion, ['GET /v1/transactions/by_version/{v}', 'sqlite']))
-    rows.push(await load(sql, listing, ['GET /v1/accounts/{a}/transactions', 'sqlite']))
+    const sqliteReads = [await load(sql, ['/v1/estimate_gas_price'], ['GET /v1/estimate_gas_price', 'sqlite']), await load(sql, byVersion, ['GET /v1/transactions/by_version/{v}', 'sqlite']), await load(sql, listing, ['GET /v1/accounts/{a}/transactions', 'sqlite'])]
+    rows.push(...sqliteReads)
     await stopBenchServer(sql)
+    results.push(row('GET /v1/estimate_gas_price, SQLite store', 'server CPU µs/request', ['ledger-gas server (SQLite store)', [sqliteReads[0]?.server_cpu_us_per_request as number]], [], { note: `${sqliteReads[0]?.requests_per_sec} requests/s; one run` }))
+    for (const [k, m] of memoryReads.entries()) {
+      const q = sqliteReads[k + 1] as Row
+      results.push(row(`${m.case}, memory store against SQLite`, 'server CPU µs/request', ['memory store', [m.server_cpu_us_per_request]], [['SQLite store', [q.server_cpu_us_per_request]]], { note: `requests/s: memory ${m.requests_per_sec}, SQLite ${q.requests_per_sec}; one run each` }))
+    }
   } catch (error) {
     if (!(error instanceof Done)) throw error
   } finally {
@@ -194,34 +212,7 @@ async function main(): Promise<void> {
     `estimate_gas_price (memory) / bare node:http, median of per-round ratios: ${ratio.toFixed(2)}x req/s (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), ${cpuRatio.toFixed(2)}x by server CPU per request (rounds: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')}) (target >= 0.80x: ${ratio >= 0.8 ? 'pass' : 'FAIL'})`,
   ]
   console.log(lines.join('\n'))
-  const out = join(here, 'results', 'http.json')
-  mkdirSync(dirname(out), { recursive: true })
-  writeFileSync(
-    out,
-    `${JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        node: process.version,
-        cpus: cpus().length,
-        cpu_model: cpus()[0]?.model,
-        duration_s: DURATION,
-        connections: CONNECTIONS,
-        blocks: blocks.length,
-        rounds: ROUNDS,
-        rows,
-        estimate_vs_bare_ratio: Number(ratio.toFixed(3)),
-        estimate_vs_bare_round_ratios: ratios.map((r) => Number(r.toFixed(3))),
-        estimate_vs_bare_cpu_ratio: Number(cpuRatio.toFixed(3)),
-        estimate_vs_bare_round_cpu_ratios: cpuRatios.map((r) => Number(r.toFixed(3))),
-        load_average_before: loadBefore,
-        load_average_after: loadAfter,
-        target_ratio: 0.8,
-        pass: ratio >= 0.8,
-      },
-      null,
-      2,
-    )}\n`,
-  )
+  console.log(`wrote ${writeResult(group.finish(results))}`)
 }
 
 main().catch((error: unknown) => {

@@ -11,11 +11,11 @@
  *   npx tsx bench/load.ts [--duration 30] [--connections 100] [--warmup 5] [--stores memory,sqlite]
  *                         [--data data/chain.jsonl] [--rss-margin-mb 32] [--rss-margin-pct 15] [--heap-margin-mb 4]
  *
- * Prints a markdown table; writes bench/results/load.json.
+ * Prints a markdown table; writes bench/results/load.json (in the shape of bench/results.ts).
  */
 import autocannon from 'autocannon'
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,6 +25,7 @@ import { loadJsonLines } from '../src/ledger/read/load.js'
 import { SqliteStore } from '../src/ledger/sqlite/sqlite-store.js'
 import type { BlockJson } from '../src/ledger/store/types.js'
 import { createRng } from '../src/sim/prng.js'
+import { row as resultRow, startGroup, writeResult } from './results.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -212,6 +213,13 @@ async function runStore(kind: 'memory' | 'sqlite', arg: string, paths: ReturnTyp
 const mb = (n: number) => (n / MB).toFixed(1)
 
 async function main(): Promise<void> {
+  const group = startGroup(
+    'load',
+    'load: the three endpoints at once, and memory after',
+    `Each store's server in a child process (bench/load-server.ts, --expose-gc); after a ${WARMUP} s warm-up, ${CONNECTIONS} connections load the three spec endpoints at once for ${DURATION} s (one autocannon instance each) over seeded valid paths; memory after full GCs before and after the load. Passes with no error, timeout or non-2xx, RSS back within max(${MARGIN_MB} MiB, ${MARGIN_PCT}%) and the live heap within ${HEAP_MARGIN_MB} MiB.`,
+    'warm',
+    1,
+  )
   const blocks = readFileSync(DATA, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as BlockJson)
   const paths = fixture(blocks)
   const tmp = mkdtempSync(join(tmpdir(), 'ledger-gas-load-'))
@@ -253,13 +261,14 @@ async function main(): Promise<void> {
     `Memory after the load, measured after full GCs in the server (--expose-gc): RSS within max(${MARGIN_MB} MiB, ${MARGIN_PCT}% of baseline) (allocator and SQLite page cache may keep pages), live heap within ${HEAP_MARGIN_MB} MiB (the leak check).`,
   ]
   console.log(lines.join('\n'))
-  const out = join(here, 'results', 'load.json')
-  mkdirSync(dirname(out), { recursive: true })
   const pass = results.every((r) => r.pass)
-  writeFileSync(
-    out,
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpu_model: cpus()[0]?.model, blocks: blocks.length, duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, rss_margin: { mb: MARGIN_MB, pct: MARGIN_PCT }, stores: results, pass }, null, 2)}\n`,
-  )
+  const rows = results.flatMap((r) => [
+    ...r.rows.map((x) => resultRow(`${x.endpoint}, ${r.store} store, ${x.connections} connections`, 'requests/s', ['ledger-gas server', [x.requests_per_sec]], [], { note: `p50/p99/max ${x.latency_p50_ms}/${x.latency_p99_ms}/${x.latency_max_ms} ms; errors ${x.errors}, timeouts ${x.timeouts}, non-2xx ${x.non_2xx}` })),
+    resultRow(`${r.store} store, after the load`, 'RSS MiB', ['after the load, after full GCs', [r.memory.after.rss / MB]], [['before the load', [r.memory.baseline.rss / MB]]], {
+      note: `peak ${mb(r.memory.peak_rss)} MiB; live heap ${mb(r.memory.baseline.heapUsed)} → ${mb(r.memory.after.heapUsed)} MiB; RSS back ${r.memory.rss_back_within_margin ? 'yes' : 'NO'}, heap back ${r.memory.heap_back_within_margin ? 'yes' : 'NO'}; pass ${r.pass ? 'yes' : 'NO'}`,
+    }),
+  ])
+  console.log(`wrote ${writeResult(group.finish(rows))}`)
   if (!pass) process.exitCode = 1
 }
 

@@ -28,10 +28,10 @@
  *   npx tsx bench/memory-store.ts [--rounds 3] [--duration 4] [--connections 20] [--quick] [--only reads|loads] [--dist]
  *
  * `--quick`: the sample chain only, one round. Prints markdown tables; writes
- * bench/results/memory-store.json.
+ * bench/results/memory-store.json (warm reads, fresh-process loads; the shape of bench/results.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,6 +43,7 @@ import { createRng } from '../src/sim/prng.js'
 import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
 import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
+import { row, startGroup, writeResult, type Row } from './results.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({
@@ -134,6 +135,16 @@ function requestPaths(file: string): { byVersion: string[]; listing: string[] } 
   }
 }
 
+const group = startGroup(
+  'memory-store',
+  'memory store: loads and reads against the baseline commit',
+  `Loads: \`MemoryStore.fromJsonLines\` in a fresh child process per load (bench/memory-store-child.ts), this checkout on the calling thread and on 2 worker threads beside the baseline commit ${BASELINE_COMMIT}'s store, the sides' order rotating each round; RSS growth measured after a full GC against the same process just before the load. Reads: warm, each store's server a long-lived child process over the sample chain, autocannon with ${CONNECTIONS} connections for ${DURATION} s per run after a 1 s warm-up, alternating; server CPU per request.`,
+  'warm',
+  ROUNDS,
+)
+/** The rows of bench/results/memory-store.json, in the order measured. */
+const results: Row[] = []
+
 async function main(): Promise<void> {
   const base = baselineSrc()
   const here = join(ROOT, 'src')
@@ -181,6 +192,16 @@ async function main(): Promise<void> {
       }
     })
     const seq = runs.sequential as LoadRun[]
+    const name = `${file.split('/').pop()} (${(bytes / 1e6).toFixed(1)} MB)`
+    const walls = (side: Side) => (runs[side] ?? []).map((x) => (x.wall_ms as number) / 1000)
+    const rss = (side: Side) => (runs[side] ?? []).map((x) => (x.rss_growth_bytes as number) / 1e6)
+    const mbs = (side: Side) => median((runs[side] ?? []).map((x) => bytes / 1e3 / (x.wall_ms as number))).toFixed(0)
+    results.push(
+      row(`load ${name}, calling thread`, 'load wall s', ['this checkout, threads: 0', walls('sequential')], [[`baseline ${BASELINE_COMMIT}`, walls('before')]], { note: `MB/s medians: ${mbs('sequential')} this checkout, ${base === null ? '-' : mbs('before')} baseline (target ≥ 100)` }),
+      row(`load ${name}, 2 worker threads`, 'load wall s', ['this checkout, threads: 2', walls('threaded')], [['this checkout, threads: 0', walls('sequential')]], { note: `MB/s median ${mbs('threaded')}` }),
+      row(`load ${name}, calling thread`, 'RSS growth MB', ['this checkout, threads: 0', rss('sequential')], [[`baseline ${BASELINE_COMMIT}`, rss('before')]], { note: `RSS growth / file: ${median(seq.map((x) => (x.rss_growth_bytes as number) / bytes)).toFixed(2)}x (target ≤ 0.5x)` }),
+      row(`load ${name}, 2 worker threads`, 'RSS growth MB', ['this checkout, threads: 2', rss('threaded')], [['this checkout, threads: 0', rss('sequential')]]),
+    )
     loads.push({ file, bytes, load_average: loadAverages, sides: perSide, speed_ratio_wall: runs.before === undefined ? null : median(seq.map((x, k) => ((runs.before as LoadRun[])[k]?.wall_ms as number) / (x.wall_ms as number))), runs })
     console.error(`  load ${file.split('/').pop()} done`)
   }
@@ -215,6 +236,11 @@ async function measureReads(base: string | null, here: string, sample: string, r
             }
       const ratios = runs.before.map((b, k) => (runs.after[k] as HttpRun).requests_per_sec / b.requests_per_sec)
       const cpuRatios = runs.before.map((b, k) => b.server_cpu_us_per_request / (runs.after[k] as HttpRun).server_cpu_us_per_request)
+      results.push(
+        row(`${name}, sample chain`, 'server CPU µs/request', ['this checkout', runs.after.map((x) => x.server_cpu_us_per_request)], [[`baseline ${BASELINE_COMMIT}`, runs.before.map((x) => x.server_cpu_us_per_request)]], {
+          note: `requests/s medians: ${median(runs.after.map((x) => x.requests_per_sec)).toFixed(0)} this checkout, ${runs.before.length === 0 ? '-' : median(runs.before.map((x) => x.requests_per_sec)).toFixed(0)} baseline`,
+        }),
+      )
       reads.push({ case: name, before: summary(runs.before), after: summary(runs.after), ratio: median(ratios), round_ratios: ratios, cpu_ratio: median(cpuRatios), runs })
       console.error(`  ${name}: ratios ${ratios.map((x) => x.toFixed(2)).join(', ')}`)
     }
@@ -247,11 +273,7 @@ function report(base: string | null, loads: Record<string, unknown>[], reads: Re
       `| ${r.case} | ${f0(r.before?.requests_per_sec)} → ${f0(r.after?.requests_per_sec)} | ${f0(r.before?.server_cpu_us_per_request)} → ${f0(r.after?.server_cpu_us_per_request)} | ${f2(r.ratio)}x (${r.round_ratios.map((x) => x.toFixed(2)).join(', ')}) | ${f2(r.cpu_ratio)}x | ${(r.before?.non_2xx ?? 0) + (r.after?.non_2xx ?? 0)} |`,
     )
   }
-  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-  writeFileSync(
-    join(ROOT, 'bench', 'results', 'memory-store.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, baseline: base === null ? null : BASELINE_COMMIT, rounds: ROUNDS, duration_s: DURATION, connections: CONNECTIONS, loads, reads }, null, 2)}\n`,
-  )
+  console.log(`wrote ${writeResult(group.finish(results))}`)
 }
 
 main().catch((error: unknown) => {

@@ -13,10 +13,9 @@
  *
  *   npx tsx bench/pipelining.ts [--clients 80] [--pipelined 400] [--seconds 10] [--compare]
  *
- * Prints a markdown table; writes bench/results/pipelining.json.
+ * Prints a markdown table; writes bench/results/pipelining.json (in the shape of bench/results.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +23,7 @@ import { parseArgs } from 'node:util'
 import { parseAddress } from '../src/ledger/store/address.js'
 import { readJsonLines } from '../src/ledger/read/json-lines.js'
 import type { BlockJson } from '../src/ledger/store/types.js'
+import { row, startGroup, writeResult } from './results.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -165,6 +165,13 @@ async function attack(options: object, label: string, accounts: string[]): Promi
 }
 
 async function main(): Promise<void> {
+  const group = startGroup(
+    'pipelining',
+    'pipelining flood and slow readers',
+    `${CLIENTS} clients each write ${PIPELINED} pipelined GET /v1/accounts/{a}/transactions?limit=100 in one write and never read, against a server in a child process (bench/http-server.ts, the sample chain in memory); a probe request every 100 ms on a fresh connection for ${SECONDS} s. Targets: RSS growth ≤ 256 MB, every probe answered, the slowest within ${PROBE_BUDGET_MS} ms.`,
+    'warm',
+    1,
+  )
   const accounts = await busiestAccounts(1)
   console.error(`pipelining bench: ${CLIENTS} clients × ${PIPELINED} pipelined account pages (limit=100), never read; ${SECONDS} s of probes`)
   const rows = [await attack({}, 'on (defaults: 4 in flight per connection)', accounts)]
@@ -182,9 +189,11 @@ async function main(): Promise<void> {
       `targets: growth <= 256 MB, every probe answered, slowest <= ${PROBE_BUDGET_MS} ms: ${pass ? 'pass' : 'FAIL'}`,
     ].join('\n'),
   )
-  const out = join(here, 'results', 'pipelining.json')
-  mkdirSync(dirname(out), { recursive: true })
-  writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, clients: CLIENTS, pipelined: PIPELINED, seconds: SECONDS, rows, pass }, null, 2)}\n`)
+  const results = rows.flatMap((r) => [
+    row(`flood, gate ${r.gate}`, 'server RSS growth MB', ['server under the flood', [r.rss_growth_mb]], [], { note: `${r.rss_baseline_mb} → ${r.rss_peak_mb} MB; target ≤ 256 MB` }),
+    row(`flood, gate ${r.gate}`, 'probe latency ms', ['probe, slowest', [r.probe_max_ms]], [], { note: `p50 ${r.probe_p50_ms} ms over ${r.probes} probes, ${r.probe_failures} failed; target: none failed, slowest ≤ ${PROBE_BUDGET_MS} ms: ${pass ? 'met' : 'not met'}` }),
+  ])
+  console.log(`wrote ${writeResult(group.finish(results))}`)
   if (!pass) process.exitCode = 1
 }
 

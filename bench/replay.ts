@@ -20,10 +20,11 @@
  * Fixture: data/chain.jsonl (the committed sample chain in the node's block JSON) when present,
  * else the same chain generated from src/sim (seed 42) into a temporary file.
  *
- * Run: npx tsx bench/replay.ts [--quick]; results also go to bench/results/replay.json.
+ * Run: npx tsx bench/replay.ts [--quick]; results also go to bench/results/replay.json (warm,
+ * in-process, in the shape of bench/results.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -36,10 +37,11 @@ import { runBacktest } from '../src/replay/backtest.js'
 import { DEFAULT_STRATEGIES, parseStrategies } from '../src/replay/parse-strategies.js'
 import { openInput } from '../src/replay/read-input.js'
 import { chainLines } from '../src/sim/index.js'
+import { row, startGroup, writeResult, type Row } from './results.js'
 
 export interface ReplayBenchResult {
   fixture: { path: string; blocks: number; bytes: number }
-  throughput: { name: string; ms_per_pass: number; blocks_per_s: number; mb_per_s: number; ratio_to_parse: number }[]
+  throughput: { name: string; ms_per_pass: number; blocks_per_s: number; mb_per_s: number; ratio_to_parse: number; round_ms: number[] }[]
   /** `scanBlocks` on the main thread vs split + JSON.parse (target >= 1.5x). */
   scan_ratio: number
   scan_target_met: boolean
@@ -151,6 +153,7 @@ export async function runReplayBench(opts: { rounds?: number; repeats?: number; 
       blocks_per_s: blocks / (ms / 1000),
       mb_per_s: bytes / 1e6 / (ms / 1000),
       ratio_to_parse: median((times[i] as number[]).map((t, r) => (base[r] as number) / t)),
+      round_ms: times[i] as number[],
     }
   })
 
@@ -182,6 +185,30 @@ export async function runReplayBench(opts: { rounds?: number; repeats?: number; 
   }
 }
 
+/** The rows of bench/results/replay.json: each pass against the baseline pass, and the backtest's peak RSS at two sizes. */
+function resultRows(r: ReplayBenchResult): Row[] {
+  const [base, ...passes] = r.throughput
+  if (base === undefined) return []
+  // Targets as speedups over the baseline pass become limits on pass / baseline time.
+  const targets: Record<number, number> = { 0: 1 / 1.5, 4: 1 / 0.8 }
+  const rows = passes.map((t, i) =>
+    row(t.name, 'ms per pass', [t.name.replace(/ \(.*$/, ''), t.round_ms], [[base.name, base.round_ms]], {
+      ...(targets[i] === undefined ? {} : { maxRatio: Number((targets[i] as number).toFixed(3)) }),
+      note: `${(r.fixture.bytes / 1e6).toFixed(1)} MB, ${r.fixture.blocks} blocks; ${t.mb_per_s.toFixed(0)} MB/s`,
+    }),
+  )
+  const [small, large] = r.memory
+  if (small !== undefined && large !== undefined) {
+    const mb = (xs: number[] | undefined) => (xs ?? []).map((b) => b / 1e6)
+    rows.push(
+      row(`backtest peak RSS, ${large.blocks} blocks against ${small.blocks}`, 'peak RSS MB', [`${large.blocks} blocks`, mb(large.max_rss_runs_bytes)], [[`${small.blocks} blocks`, mb(small.max_rss_runs_bytes)]], {
+        note: `growth ${(r.rss_growth_bytes / 1e6).toFixed(1)} MB between the median runs${large.blocks === 1_000_000 && small.blocks === 100_000 ? ' (target ≤ 10 MiB)' : ' (the target, ≤ 10 MiB, is for 100,000 → 1,000,000 blocks)'}; runs are fresh processes, not paired rounds`,
+      }),
+    )
+  }
+  return rows
+}
+
 function printReport(r: ReplayBenchResult): void {
   const mb = (b: number) => (b / 1024 / 1024).toFixed(1)
   console.log(`\n## Replay (fixture ${r.fixture.path}: ${r.fixture.blocks} blocks, ${mb(r.fixture.bytes)} MiB)\n`)
@@ -198,9 +225,15 @@ function printReport(r: ReplayBenchResult): void {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const quick = process.argv.includes('--quick')
+  const group = startGroup(
+    'replay',
+    'replay: the scanner and the engine in-process, warm',
+    `Warm, in-process: each pass over the sample chain after 3 warm-up passes, in paired rounds (every pass once per round, order rotating) against split lines + JSON.parse of the same file; the cold replay-cold group measures the CLI as a user runs it. Memory: peak RSS of a backtest over ${quick ? '100,000 against 10,000' : '1,000,000 against 100,000'} blocks of one synthetic stream, each a fresh child process (bench/replay-memory.ts).`,
+    'warm',
+    quick ? 7 : 25,
+  )
   const result = await runReplayBench(quick ? { rounds: 7, repeats: 1, memoryBlocks: [10_000, 100_000] } : {})
   printReport(result)
-  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench', 'results', 'replay.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...result }, null, 2)}\n`)
+  console.log(`wrote ${writeResult(group.finish(resultRows(result)))}`)
   if (sink === -1) console.log(sink)
 }

@@ -49,7 +49,7 @@ function rowLines(row: Row): string[] {
 
 /** The section of one group. */
 export function renderGroup(g: GroupResult): string {
-  const lines = [`## ${g.title}`, '', `Group \`${g.group}\` (${g.kind === 'cold' ? 'cold: fresh processes, as a user runs them' : 'warm: in-process, after warm-up passes'}). ${g.method}`, '']
+  const lines = [`## ${g.title}`, '', `Group \`${g.group}\` (${g.kind === 'cold' ? 'cold: fresh processes, as a user runs them' : 'warm: code under tsx after warm-up, not the built CLI as a user starts it'}). ${g.method}`, '']
   lines.push(
     `Commit ${g.commit}, ${g.date.slice(0, 16).replace('T', ' ')} UTC, Node ${g.node}, ${g.cores} cores, load average ${figure(g.load_average.start)} at start and ${figure(g.load_average.end)} at end, ${g.rounds} round${g.rounds === 1 ? '' : 's'}.`,
     '',
@@ -79,6 +79,11 @@ export function renderBenchmarks(results: readonly GroupResult[]): string {
     'so below 1 means the project takes less. The machine is shared, so absolute figures drift with',
     'the load average given for each group; compare ratios within a group. Run a group with',
     '`npm run bench -- <group>` (`--rounds N` for more rounds), then `npm run bench:report`.',
+    '',
+    'The warm groups follow the cold ones: the library, the engine and the server run under tsx after',
+    'warm-up passes, or as long-lived servers already answering, against the same or a bare',
+    "baseline in the same run. They show a part's own cost and how it scales, not what a user waits",
+    'for from a fresh start; the README and docs quote the cold groups for that.',
     '',
   ]
   if (groups.length === 0) head.push('No results yet.', '')

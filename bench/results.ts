@@ -85,6 +85,34 @@ export function baseline(name: string, values: readonly number[], project: reado
   return { name, spread: spread(values), ratio: spread(values.map((v, i) => (project[i] as number) / v)) }
 }
 
+/** Extras of a row made by `row`. */
+export interface RowExtras {
+  /** Target on the median project / first-baseline ratio (`target`). */
+  maxRatio?: number
+  note?: string
+  before?: string
+}
+
+/**
+ * A row from per-round figures: `project` and each baseline as `[name, values]`, their values
+ * paired round by round (a baseline with one value per round of the project; an empty one is
+ * left out).
+ *
+ * @example row('scan, sample', 'ms/pass', ['scanBlocks', [30, 31]], [['JSON.parse', [60, 62]]]) // ratio 0.5x
+ */
+export function row(name: string, metric: string, project: readonly [string, readonly number[]], baselines: readonly (readonly [string, readonly number[]])[], extras: RowExtras = {}): Row {
+  const bs = baselines.filter(([, values]) => values.length > 0).map(([n, values]) => baseline(n, values, project[1]))
+  return {
+    case: name,
+    metric,
+    project: { name: project[0], spread: spread(project[1]) },
+    baselines: bs,
+    ...(extras.maxRatio === undefined ? {} : { target: target(extras.maxRatio, bs) }),
+    ...(extras.note === undefined ? {} : { note: extras.note }),
+    ...(extras.before === undefined ? {} : { before: extras.before }),
+  }
+}
+
 /** The target on a row's first baseline's median ratio. */
 export function target(maxRatio: number, baselines: readonly Baseline[]): Target {
   const r = baselines[0]?.ratio.median ?? NaN

@@ -15,9 +15,9 @@
  *
  *   npx tsx bench/scale.ts [--blocks 200000] [--duration 3] [--rounds 2] [--stores memory,sqlite]
  *
- * Prints a markdown table; writes bench/results/scale.json.
+ * Prints a markdown table; writes bench/results/scale.json (warm, in the shape of bench/results.ts).
  */
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,6 +27,7 @@ import { SqliteStore } from '../src/ledger/sqlite/sqlite-store.js'
 import { createRng } from '../src/sim/prng.js'
 import { measureServer, startBenchServer, stopBenchServer, type BenchServer } from './bench-server.js'
 import { median } from './median.js'
+import { row, startGroup, writeResult } from './results.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const { values } = parseArgs({
@@ -122,6 +123,13 @@ async function latency(server: BenchServer, list: string[]): Promise<{ mean: num
 }
 
 async function main(): Promise<void> {
+  const group = startGroup(
+    'scale',
+    `scale: reads on ${LARGE} blocks against ${SMALL}, warm`,
+    `Warm: each store's server a child process (bench/http-server.ts) over a seeded chain of small blocks at both sizes, the sizes alternating within each round; autocannon with 4 connections for ${DURATION} s per endpoint after a 1 s warm-up; server CPU per request.`,
+    'warm',
+    ROUNDS,
+  )
   const started = performance.now()
   const small = await fixture(SMALL)
   const large = await fixture(LARGE)
@@ -178,8 +186,14 @@ async function main(): Promise<void> {
   console.log(`| endpoint | store | server µs/request (${SMALL} → ${LARGE}) | ratio | within 1.2x | mean latency ms (${SMALL} → ${LARGE}) | latency ratio | non-2xx |`)
   console.log('|---|---|---:|---:|---|---:|---:|---:|')
   for (const r of rows) console.log(`| ${r.endpoint} | ${r.store} | ${r.small_cpu_us.toFixed(0)} → ${r.large_cpu_us.toFixed(0)} | ${r.ratio.toFixed(2)}x | ${r.met ? 'yes' : 'NO'} | ${r.small_mean_ms.toFixed(3)} → ${r.large_mean_ms.toFixed(3)} | ${r.latency_ratio.toFixed(2)}x | ${r.non2xx} |`)
-  mkdirSync(join(here, 'results'), { recursive: true })
-  writeFileSync(join(here, 'results', 'scale.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, small: SMALL, large: LARGE, duration_s: DURATION, rounds: ROUNDS, rows }, null, 2)}\n`)
+  const results = [...cells].map(([key, c]) => {
+    const [endpoint, store] = key.split('|') as [string, string]
+    return row(`${endpoint}, ${store} store`, 'server CPU µs/request', [`${LARGE} blocks`, c.large.cpu], [[`${SMALL} blocks`, c.small.cpu]], {
+      maxRatio: 1.2,
+      note: `mean latency ms medians: ${median(c.small.mean).toFixed(3)} → ${median(c.large.mean).toFixed(3)}; non-2xx ${c.small.non2xx + c.large.non2xx}`,
+    })
+  })
+  console.log(`wrote ${writeResult(group.finish(results))}`)
 }
 
 main().catch((error: unknown) => {

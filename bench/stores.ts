@@ -16,10 +16,10 @@
  *
  *   npx tsx bench/stores.ts [--rounds 3] [--blocks 20000] [--no-pg]
  *
- * Prints a markdown table; writes bench/results/stores.json.
+ * Prints a markdown table; writes bench/results/stores.json (the shape of bench/results.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, renameSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +28,7 @@ import { chainLines } from '../src/sim/index.js'
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
 import { BASELINE_COMMIT, baselineSrc } from './baseline.js'
 import { median } from './median.js'
+import { row, startGroup, writeResult } from './results.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, blocks: { type: 'string', default: '20000' }, 'no-pg': { type: 'boolean', default: false } } })
@@ -60,6 +61,13 @@ function child(task: string, src: string, file: string, url?: string): Run {
 const perS = (r: Run, key: 'wall_ms' | 'cpu_ms') => (r.blocks / r[key]) * 1000
 
 async function main(): Promise<void> {
+  const group = startGroup(
+    'stores',
+    'stores: ingest through the library against the baseline commit',
+    `\`ingestJsonLines\` of this checkout's stores and of the baseline commit ${BASELINE_COMMIT}'s into a new SQLite file and an empty PostgreSQL database (the tests' embedded server: fsync off), each ingest a fresh child process under tsx (bench/stores-child.ts), the sides alternating within each round; in place and with the lines read on 1 worker thread. The library, not the CLI: the ingest-sqlite and ingest-postgres groups measure the CLI cold.`,
+    'warm',
+    ROUNDS,
+  )
   const base = baselineSrc()
   const here = join(ROOT, 'src')
   const file = await chain()
@@ -117,8 +125,19 @@ async function main(): Promise<void> {
     const name = `${r.task.startsWith('pg-') ? 'PostgreSQL' : 'SQLite'}${r.task.endsWith('-threads') ? ', 1 worker thread' : ''}`
     console.log(`| ${name} | ${f(r.before_blocks_s)} | ${f(r.after_blocks_s)} | ${f(r.after_mb_s, 1)} | ${f(r.ratio_wall, 2)}x | ${f(r.ratio_cpu, 2)}x | ${f(r.vs_sqlite, 2)}x | ${Number.isNaN(r.vs_in_place) ? '-' : `${f(r.vs_in_place, 2)}x`} | ${r.ratio_wall >= 5 ? 'met' : 'not met'} |`)
   }
-  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-  writeFileSync(join(ROOT, 'bench', 'results', 'stores.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, baseline: base === null ? null : BASELINE_COMMIT, blocks: BLOCKS, mb, rounds: ROUNDS, rows }, null, 2)}\n`)
+  const secs = (xs: Run[]) => xs.map((x) => x.wall_ms / 1000)
+  const results = rows.map((r) => {
+    const store = r.task.startsWith('pg-') ? 'PostgreSQL' : 'SQLite'
+    const inPlace = r.task.replace(/-threads$/, '')
+    const baselines: [string, number[]][] = []
+    if (r.task.endsWith('-threads')) baselines.push(['this checkout, in place', secs((runs[inPlace] as { after: Run[] }).after)])
+    baselines.push([`baseline ${BASELINE_COMMIT}, in place`, secs(r.before)])
+    if (store === 'PostgreSQL' && !r.task.endsWith('-threads')) baselines.push(['this checkout into SQLite', secs(sqliteAfter)])
+    return row(`ingest ${BLOCKS} blocks (${mb.toFixed(0)} MB) into ${store}${r.task.endsWith('-threads') ? ', 1 worker thread' : ''}`, 'wall s', [`ingestJsonLines, this checkout`, secs(r.after)], baselines, {
+      note: `blocks/s medians: ${f(r.after_blocks_s)} this checkout, ${f(r.before_blocks_s)} baseline; after / before by CPU ${f(r.ratio_cpu, 2)}x`,
+    })
+  })
+  console.log(`wrote ${writeResult(group.finish(results))}`)
 }
 
 main().catch((error: unknown) => {

@@ -121,6 +121,29 @@ describe('ledger-gas serve', () => {
     expect(await s.stop()).toBe(0)
   })
 
+  it('--stale-after sets the live page\'s stale threshold (default 30 s), from the flag or LEDGER_GAS_STALE_AFTER', async () => {
+    const threshold = async (url: string) => {
+      const html = await (await fetch(url.replace(/\/v1$/, '/'))).text()
+      return [/data-stale-after-secs="([^"]*)"/.exec(html)?.[1], /id="stale-threshold">([^<]*)</.exec(html)?.[1]]
+    }
+    const set = await start(['--data', dataFile, '--port', '0', '--stale-after', '120'])
+    expect(await threshold(set.url)).toEqual(['120', '120'])
+    expect(await set.stop()).toBe(0)
+    process.env.LEDGER_GAS_STALE_AFTER = '45'
+    try {
+      const env = await start(['--data', dataFile, '--port', '0'])
+      expect(await threshold(env.url)).toEqual(['45', '45'])
+      expect(await env.stop()).toBe(0)
+      process.env.LEDGER_GAS_STALE_AFTER = '0'
+      await expect(run(['--data', dataFile, '--port', '0'], io().cli)).rejects.toThrow('LEDGER_GAS_STALE_AFTER must be between 1 and')
+    } finally {
+      delete process.env.LEDGER_GAS_STALE_AFTER
+    }
+    const plain = await start(['--data', dataFile, '--port', '0'])
+    expect(await threshold(plain.url)).toEqual(['30', '30'])
+    expect(await plain.stop()).toBe(0)
+  })
+
   it('--estimator calibrated serves the calibrated prices at /v1/estimate_gas_price, with --calibrated-config’s promises', async () => {
     const file = join(dir, 'calibrated.json')
     writeFileSync(file, JSON.stringify({ regular: { k: 2, q: 0.8 }, window: 20 }))
@@ -266,6 +289,8 @@ describe('ledger-gas serve', () => {
       ['--max-in-flight', '0'],
       ['--stream-buffer', 'big'],
       ['--stream', 'maybe'],
+      ['--stale-after', '0'],
+      ['--stale-after', 'soon'],
       ['--data', dataFile, '--load-threads', 'many'],
       ['--data', dataFile, '--load-threads', '65'],
     ]

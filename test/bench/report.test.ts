@@ -34,6 +34,26 @@ describe('bench:report', () => {
     expect(() => asGroupResult({ group: 1 }, 'x.json')).toThrow('x.json: group: expected a string')
   })
 
+  it("every row of issue 21's audit table is on the page: measured now, beside a baseline, with the audit's figure as before", () => {
+    const { results } = readResults(RESULTS_DIR)
+    // [group, what the row's case names] for each line of the audit's table.
+    const audit: [string, RegExp][] = [
+      ['replay-cold', /154 MB/],
+      ['replay-cold', /15 MB/],
+      ['ingest-sqlite', /default/],
+      ['ingest-sqlite', /--threads 1/],
+      ['ingest-postgres', /ingest/],
+      ['reads-cold', /accounts.*memory/],
+      ['serve-startup', /default load threads/],
+      ['serve-startup', /--load-threads 0/],
+      ['estimate-cold', /estimate_gas_price/],
+    ]
+    for (const [group, name] of audit) {
+      const rows = results.find((g) => g.group === group)?.rows.filter((r) => name.test(r.case)) ?? []
+      expect(rows.some((r) => (r.before ?? '') !== '' && r.baselines.length > 0 && Number.isFinite(r.project.spread.median)), `${group}: a row ${name} with a baseline and a before`).toBe(true)
+    }
+  })
+
   it('docs/benchmarks.md is what the renderer makes of bench/results/*.json', () => {
     expect(readFileSync(PAGE, 'utf8')).toBe(renderBenchmarks(readResults(RESULTS_DIR).results))
   })

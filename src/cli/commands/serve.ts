@@ -3,7 +3,7 @@ import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREA
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/plumbing/http-limits.js'
 import { ESTIMATOR_MODES } from '../../service/estimate-feed.js'
 import { Readiness } from '../../api/plumbing/readiness.js'
-import { createServer } from '../../api/server.js'
+import { createServer, DEFAULT_STALE_AFTER_SECS } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/plumbing/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import type { LedgerStore } from '../../ledger/store/store.js'
@@ -48,6 +48,7 @@ export const FLAGS = {
   'follow-stream': { type: 'string' },
   'stream-api-key': { type: 'string' },
   stream: { type: 'string' },
+  'stale-after': { type: 'string' },
 } as const
 
 /** Values of `--stream`. */
@@ -106,6 +107,9 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
                         poll interval when the stream is off (default ${DEFAULT_STREAM_POLL_MS})
   --stream on|off       serve /v1/gas/stream (default on); off: the route answers 404 like any
                         unknown one, is left out of /v1/spec.json, and the live page polls
+  --stale-after SECS    age of the newest block past which the live page at / shows the ledger
+                        as stale: set it to the duration_secs your load balancer passes to
+                        /v1/-/healthy (default ${DEFAULT_STALE_AFTER_SECS})
 
 Every flag can also be set by an environment variable, ${envName('flag-name')} (e.g.
 ${envName('port')}=9000, ${envName('log-level')}=warn); a flag on the command line wins.
@@ -146,6 +150,7 @@ export const run: Command = async (args, io) => {
     streamKeepAliveMs: int('stream-keepalive', DEFAULT_STREAM_KEEPALIVE_MS, 1, MAX),
     streamBufferBytes: int('stream-buffer', DEFAULT_STREAM_BUFFER_BYTES, 1, MAX),
     streamPollMs: int('stream-poll', DEFAULT_STREAM_POLL_MS, 1, MAX),
+    staleAfterSecs: int('stale-after', DEFAULT_STALE_AFTER_SECS, 1, MAX),
   }
   const estimatorMode = checked('estimator', () => choiceFlag(flags.estimator, 'estimator', ESTIMATOR_MODES, 'aptos'))
   const logLevel = checked('log-level', () => choiceFlag(flags['log-level'], 'log-level', LOG_LEVELS, 'info'))
