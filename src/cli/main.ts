@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { LedgerGasError } from '../core/errors.js'
 import { MissingDependencyError, missingPackage } from '../ledger/optional-peer.js'
 import { UsageError } from './errors.js'
-import { EXIT, exitCodeOf } from './exit-codes.js'
-import type { CliIo, Command } from './io.js'
+import { EXIT } from './exit-codes.js'
+import type { CliIo } from './io.js'
 import { packageVersion } from './package-info.js'
+import { reportFailure, type CommandModule } from './run-command.js'
 
-/** Subcommands, loaded on use so `serve` does not pay for `backtest` and the reverse. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
+/**
+ * Subcommands, loaded on use so `serve` does not pay for `backtest` and the reverse. In the
+ * built bin each is a file of its own, and the engine's commands hold all their code in that
+ * one file: a fresh process pays per module it loads (tsup.config.ts).
+ */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   estimate: { summary: 'print the final estimate of a chain file', load: () => import('./commands/estimate.js') },
   replay: { summary: 'print the estimate after each block', load: () => import('./commands/replay.js') },
   generate: { summary: 'write a synthetic chain', load: () => import('./commands/generate.js') },
@@ -35,19 +39,22 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok
   }
   const command = COMMANDS[name]
+  let loaded: CommandModule
   try {
     if (command === undefined) throw new UsageError(`unknown command '${name}'\n\n${USAGE}`)
-    const { run } = await command.load().catch((error: unknown) => {
+    loaded = await command.load().catch((error: unknown) => {
       // The server's packages are optional peers: a command whose module needs one that is not
       // installed says which to install, instead of Node's resolution error.
       const pkg = missingPackage(error)
       throw pkg === null ? error : new MissingDependencyError(pkg, `the ${name} command`, { cause: error })
     })
-    return await run(rest, io)
   } catch (error) {
-    const message = error instanceof LedgerGasError ? error.message : error instanceof Error ? error.message : String(error)
-    io.stderr.write(`ledger-gas ${name}: ${message}\n`)
-    return exitCodeOf(error)
+    return reportFailure(name, error, io)
+  }
+  try {
+    return await loaded.run(rest, io)
+  } catch (error) {
+    return loaded.reportFailure(name, error, io)
   }
 }
 

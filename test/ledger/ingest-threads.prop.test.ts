@@ -13,6 +13,7 @@ import { ingestBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
 import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { IngestBlock } from '../../src/ledger/store/store.js'
 import { fcRuns } from '../budget.js'
+import { seenError } from './seen-error.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
@@ -44,7 +45,8 @@ function view(line: number, b: IngestBlock) {
   }
 }
 
-type Collected = { blocks: ReturnType<typeof view>[]; error: string | null }
+/** The blocks read, or the error after them: its message, and its class, fields and cause chain (`thrown`). */
+type Collected = { blocks: ReturnType<typeof view>[]; error: string | null; thrown?: unknown }
 
 async function collect(blocks: AsyncIterable<{ line: number; block: IngestBlock }>): Promise<Collected> {
   const out: ReturnType<typeof view>[] = []
@@ -52,7 +54,7 @@ async function collect(blocks: AsyncIterable<{ line: number; block: IngestBlock 
     for await (const { line, block } of blocks) out.push(view(line, block))
     return { blocks: out, error: null }
   } catch (error) {
-    return { blocks: out, error: (error as Error).message }
+    return { blocks: out, error: (error as Error).message, thrown: seenError(error) }
   }
 }
 

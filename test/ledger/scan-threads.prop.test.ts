@@ -5,25 +5,28 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import type { BlockInput } from '../../src/core/block.js'
+import { InvalidBlockError } from '../../src/core/errors.js'
+import { InvalidDataError } from '../../src/ledger/store/errors.js'
 import { BlockBatchReader, BlockBatchWriter } from '../../src/ledger/threads/block-batch.js'
 import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
 import { scanBlocks } from '../../src/ledger/scan-blocks.js'
 import { ingestBlocksThreaded, scanBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
 import { fcRuns } from '../budget.js'
+import { seenError } from './seen-error.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
 const SAMPLE = fileURLToPath(new URL('../../data/chain.jsonl', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-scan-threads-'))
 let files = 0
 
-/** Everything a scan yields, or its error message after the blocks before it. */
-async function collect(blocks: AsyncIterable<{ file: string; line: number; block: BlockInput }>): Promise<{ lines: { file: string; line: number; block: BlockInput }[]; error: string | null }> {
+/** Everything a scan yields, or its error after the blocks before it: the message, and its class, fields and cause chain (`thrown`). */
+async function collect(blocks: AsyncIterable<{ file: string; line: number; block: BlockInput }>): Promise<{ lines: { file: string; line: number; block: BlockInput }[]; error: string | null; thrown?: unknown }> {
   const lines: { file: string; line: number; block: BlockInput }[] = []
   try {
     for await (const l of blocks) lines.push(l)
     return { lines, error: null }
   } catch (error) {
-    return { lines, error: (error as Error).message }
+    return { lines, error: (error as Error).message, thrown: seenError(error) }
   }
 }
 
@@ -129,6 +132,23 @@ describe('scanBlocksThreaded: the same blocks, lines and errors as a sequential 
     expect(sequential.error).toMatch(/^chain\.jsonl:1235: transactions\[[0-9]+\]\.gas_unit_price: block 1235: must be a u64 decimal string/)
     expect(sequential.lines.length).toBe(1234)
     expect(await collect(scanBlocksThreaded(file, { threads: 2, chunkBytes: 1 << 18, file: 'chain.jsonl' }))).toEqual(sequential)
+  })
+
+  it('the error of a bad line crosses the thread whole: the InvalidDataError of a sequential scan, its cause the same class with the same fields', async () => {
+    const lines = readFileSync(SAMPLE, 'utf8').split('\n').slice(0, 300)
+    for (const [at, bad, causeClass] of [
+      [250, (l: string) => l.replace(/"gas_unit_price":"[0-9]+"/, '"gas_unit_price":"-1"'), InvalidBlockError],
+      [260, (l: string) => l.slice(0, 100), SyntaxError],
+    ] as const) {
+      const file = write(lines.map((l, i) => (i === at ? bad(l) : l)).join('\n'))
+      const thrown = await (async () => {
+        for await (const _ of scanBlocksThreaded(file, { threads: 2, chunkBytes: 1 << 16 }));
+      })().catch((e: unknown) => e)
+      expect(thrown).toBeInstanceOf(InvalidDataError)
+      expect((thrown as InvalidDataError).line).toBe(at + 1)
+      expect((thrown as InvalidDataError).cause).toBeInstanceOf(causeClass)
+      expect(seenError(thrown)).toEqual((await collect(scanBlocks(file))).thrown)
+    }
   })
 
   it('reads an empty file as no blocks, and scanBlocks with threads takes standard input in place', async () => {

@@ -272,6 +272,23 @@ describe('an engine-only install: the package alone, without its optional peers 
     const pg = await run(['ingest', '--db', 'postgres://ledger@127.0.0.1:1/ledger', '--input', join(root, 'data', 'chain.jsonl')])
     expect(pg).toEqual({ code: 2, stderr: 'ledger-gas ingest: a PostgreSQL ledger needs the package pg, which is not installed (npm install pg)\n' })
   })
+
+  // The engine's commands are bundled whole, each with its own copy of the error classes: their
+  // errors must still get the exit codes of the error table, not 1 for all.
+  it('the bundled engine commands exit 2 for a bad flag or config and 1 for a bad line, with the message naming it', { timeout: 60_000 }, async () => {
+    const run = (args: string[]) =>
+      promisify(execFile)(bin, args, { cwd: app, env }).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+      )
+    expect(await run(['replay', '--bogus'])).toEqual({ code: 2, stderr: "ledger-gas replay: Unknown option '--bogus' (see 'ledger-gas replay --help')\n" })
+    const config = join(work, 'bad-config.json')
+    writeFileSync(config, '{"low_block_history": 0}')
+    expect(await run(['estimate', '--input', join(root, 'data', 'chain.jsonl'), '--config', config])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^ledger-gas estimate: .*low_block_history/) })
+    const bad = join(work, 'bad-line.jsonl')
+    writeFileSync(bad, '{"block_height":"x"}\n')
+    expect(await run(['backtest', '--input', bad])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^ledger-gas backtest: .*bad-line\.jsonl:1: block_height: /) })
+  })
 })
 
 // A clone or an install in a directory the `postgres` OS user cannot enter (a 0700 home, `mktemp

@@ -13,6 +13,7 @@ import { UsageError } from '../errors.js'
 import { warn, type CliIo, type Command } from '../io.js'
 import { writeOutput } from '../output.js'
 import { checkInput, checkOutput } from '../paths.js'
+export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas backtest --input FILE|- [--strategies LIST] [--k 1,3,10] [--config FILE.json]
                           [--json OUT.json|-] [--report OUT.html|-] [--format jsonl|csv] [--threads N]

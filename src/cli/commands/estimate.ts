@@ -7,6 +7,7 @@ import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { warn, type Command } from '../io.js'
 import { checkInput } from '../paths.js'
+export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas estimate --input FILE|- [--config FILE.json]
 

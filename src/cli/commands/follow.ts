@@ -6,6 +6,7 @@ import { choiceFlag, intFlag, parseFlags, required } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
+export { reportFailure } from '../run-command.js'
 
 const MODES: readonly FollowMode[] = ['aptos', 'calibrated']
 

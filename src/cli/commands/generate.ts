@@ -3,6 +3,7 @@ import { intFlag, parseFlags, required } from '../args.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 import { openOutput } from '../output.js'
+export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas generate --blocks N --seed S --output FILE|- [options]
 

@@ -11,6 +11,7 @@ import { EXIT } from '../exit-codes.js'
 import { warn, type CliIo, type Command } from '../io.js'
 import { openLedger } from '../open-store.js'
 import { checkInput } from '../paths.js'
+export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--chain-id N] [--batch N]
                          [--commit-interval MS] [--max-line-bytes N] [--max-block-txns N]

@@ -6,6 +6,7 @@ import { loadConfigFile } from '../config-file.js'
 import { warn, type Command } from '../io.js'
 import { openOutput } from '../output.js'
 import { checkInput } from '../paths.js'
+export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas replay --input FILE|- [--config FILE.json] [--output FILE|-] [--threads N]
 

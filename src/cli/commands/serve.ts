@@ -16,6 +16,7 @@ import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
 import { gitHash, packageRoot, packageVersion } from '../package-info.js'
 import { openSampleLedger } from '../sample-ledger.js'
+export { reportFailure } from '../run-command.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000

@@ -22,8 +22,9 @@ export function spawnLedgerWorker(name: LedgerWorkerName, workerData?: unknown):
     const source = new URL(`./${name}.ts`, here).href
     return new Worker(`import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(source)}) })`, { eval: true, workerData })
   }
-  // The bundle puts shared code in chunks at dist/ and entries one level down (dist/cli/main.js).
-  for (const rel of [`./${name}.js`, `./ledger/${name}.js`, `../ledger/${name}.js`]) {
+  // The bundle puts shared code in chunks at dist/, entries one level down (dist/ledger/) and the
+  // CLI's commands, bundled whole, two levels down (dist/cli/commands/).
+  for (const rel of [`./${name}.js`, `./ledger/${name}.js`, `../ledger/${name}.js`, `../../ledger/${name}.js`]) {
     const url = new URL(rel, here)
     if (existsSync(url)) return new Worker(url, { workerData })
   }

@@ -1,5 +1,6 @@
 import type { BlockBatch } from './block-batch.js'
 import type { IngestBatch } from '../ingest/ingest-batch.js'
+import type { ErrorFields } from './error-fields.js'
 
 /**
  * What the main thread and the workers of a threaded block scan say to each other
@@ -27,8 +28,9 @@ export type ToMain =
   /** Chunk `chunk` is scanned: it holds `lines` lines (blank ones too). */
   | { type: 'chunk-end'; job: number; chunk: number; lines: number }
   /**
-   * Scanning stopped at `line` (counted from the chunk's first line; 0 before it) of `chunk`:
-   * `InvalidDataError(file, line, field, detail)` when `invalidData`, else an unexpected error.
+   * Scanning stopped at `line` (counted from the chunk's first line; 0 before it) of `chunk`
+   * (-1: before any chunk) with `error`, as plain fields: an `InvalidDataError` naming that
+   * line, or an unexpected error.
    */
-  | { type: 'error'; job: number; chunk: number; line: number; field: string; detail: string; invalidData: boolean }
+  | { type: 'error'; job: number; chunk: number; line: number; error: ErrorFields }
   | { type: 'done'; job: number }

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises'
 import type { Worker } from 'node:worker_threads'
 import { BlockBatchReader, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from '../store/errors.js'
+import { causeOptions, fromErrorFields, type ErrorFields } from './error-fields.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
 import { ingestBlocksOfBatch, type IngestBatch } from '../ingest/ingest-batch.js'
@@ -113,6 +114,20 @@ export async function* scanBlocksThreaded(path: string, options: ThreadedScanOpt
   }
 }
 
+/**
+ * The error a worker stopped with (as fields), rebuilt on this thread at the file's `line`: an
+ * `InvalidDataError` as the one a sequential scan throws there, its cause rebuilt as the same
+ * class with the same fields; anything else wrapped, as the cause of an error naming the line.
+ */
+function errorOnMain(sent: ErrorFields, file: string, line: number): Error {
+  if (sent.className === 'InvalidDataError') {
+    const { field, detail } = sent.fields as { field: string; detail: string }
+    return new InvalidDataError(file, line, field, detail, causeOptions(sent))
+  }
+  const error = fromErrorFields(sent)
+  return new Error(`${file}:${line}: scan worker failed: ${error.message}`, { cause: error })
+}
+
 /** Engine batches a worker may have in flight (1,024 blocks each at most). */
 const BLOCK_CREDIT = 4
 /**
@@ -184,8 +199,7 @@ async function* threadedBatches(path: string, options: ThreadedScanOptions, mode
         } else if (m.type === 'error') {
           // Line 0 is the chunk's start: the file's line 0 for the first chunk, else the line after the chunks before.
           const line = m.line === 0 ? (linesBefore === 0 ? 0 : linesBefore + 1) : linesBefore + m.line
-          if (m.invalidData) throw new InvalidDataError(file, line, m.field, m.detail)
-          throw new Error(`${file}:${line}: scan worker failed: ${m.detail}`)
+          throw errorOnMain(m.error, file, line)
         }
       }
     }

@@ -10,6 +10,7 @@ import { open } from 'node:fs/promises'
 import { parentPort, type MessagePort } from 'node:worker_threads'
 import { BlockBatchWriter, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from '../store/errors.js'
+import { toErrorFields } from './error-fields.js'
 import { IngestBatchWriter, type IngestBatch } from '../ingest/ingest-batch.js'
 import { ingestBlockOfLine } from '../ingest/ingest-block.js'
 import { readLineBytes } from '../read/lines.js'
@@ -89,7 +90,7 @@ class ScanWorker {
       this.#job = m.job
       this.#credit = m.credit
       void this.#run(m).catch((error: unknown) => {
-        if (this.#job === m.job) this.#post({ type: 'error', job: m.job, chunk: -1, line: 0, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
+        if (this.#job === m.job) this.#post({ type: 'error', job: m.job, chunk: -1, line: 0, error: toErrorFields(error) })
       })
     }
   }
@@ -129,9 +130,7 @@ class ScanWorker {
             const { batch, transfer } = writer.take()
             this.#post({ type: 'batch', job: m.job, chunk, batch }, transfer)
           }
-          if (error instanceof InvalidDataError) {
-            this.#post({ type: 'error', job: m.job, chunk, line: error.line, field: error.field, detail: error.detail, invalidData: true })
-          } else this.#post({ type: 'error', job: m.job, chunk, line, field: '(line)', detail: error instanceof Error ? error.message : String(error), invalidData: false })
+          this.#post({ type: 'error', job: m.job, chunk, line: error instanceof InvalidDataError ? error.line : line, error: toErrorFields(error) })
           // Only this job stops: after a cancel, the main thread may already have handed this
           // worker its next job, which an unconditional reset would stall for good.
           if (this.#job === m.job) this.#job = -1
