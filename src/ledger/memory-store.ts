@@ -19,10 +19,11 @@ export type MemoryLoadOptions = Pick<ThreadedLoadOptions, 'threads' | 'threadsFr
  */
 export class MemoryStore extends MemoryLedger {
   /**
-   * A store holding every block of a JSON Lines chain file (`-` is standard input). A file of
-   * `options.threadsFromBytes` (64 MiB) or more is packed by `options.threads` worker threads
-   * (default 2; `loadJsonLinesThreaded`), which hand over what they packed without a copy; the
-   * store and every error are those of a load on the calling thread (`loadJsonLines`).
+   * A store holding every block of a JSON Lines chain file (`-` is standard input), loaded on
+   * the calling thread (`loadJsonLines`). With `options.threads` above 0 (default 0: on 2 cores
+   * the threads measured slower), a file of `options.threadsFromBytes` (64 MiB) or more is
+   * packed by that many worker threads (`loadJsonLinesThreaded`), which hand over what they
+   * packed without a copy; the store and every error are those of a load on the calling thread.
    *
    * @throws InvalidDataError naming file, line and field for the first line that is not JSON or
    *   that the store refuses.

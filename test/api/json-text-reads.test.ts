@@ -77,3 +77,80 @@ describe('routes serve a store’s JSON texts when it has them', () => {
     expect((await server.fastify.inject({ method: 'GET', url: '/v1/transactions/by_version/3' })).statusCode).toBe(500)
   })
 })
+
+/**
+ * A memory store whose byte reads are marked, so a response shows it was served from them: each
+ * transaction's bytes are its JSON with `"served":"bytes"`; `released` collects the bodies given back.
+ */
+function byteStore() {
+  const inner = storeOf(blocks)
+  const mark = (t: unknown) => JSON.stringify({ ...(t as object), served: 'bytes' })
+  const released: Uint8Array[] = []
+  const store: LedgerStore & { released: Uint8Array[] } = {
+    ledgerInfo: () => inner.ledgerInfo(),
+    transactionByVersion: (v: U64) => inner.transactionByVersion(v),
+    accountTransactions: (a: string, s: U64, l: number) => inner.accountTransactions(a, s, l),
+    accountSequenceNumber: (a: string) => inner.accountSequenceNumber(a),
+    blockByHeight: (h: U64, w: boolean) => inner.blockByHeight(h, w),
+    appendBlock: (b) => inner.appendBlock(b),
+    pruneBelow: (v: U64) => inner.pruneBelow(v),
+    close: () => {},
+    released,
+    transactionBytesByVersion(version: U64) {
+      const t = inner.transactionByVersion(version)
+      return t === null ? null : Buffer.from(mark(t))
+    },
+    accountTransactionsBytes(address: string, start: U64, limit: number) {
+      const page = inner.accountTransactions(address, start, limit)
+      const first = page[0]
+      return { body: Buffer.from(`[${page.map(mark).join(',')}]`), count: page.length, firstSequenceNumber: first === undefined ? null : Number((first as { sequence_number: string }).sequence_number) }
+    },
+    releaseBytes(body: Uint8Array) {
+      released.push(body)
+    },
+  }
+  return { store, inner, mark }
+}
+
+describe('routes send a store’s bytes as they are when it has them', () => {
+  it('by_version and account pages answer with the bytes; each page body is given back once the answer is sent', async () => {
+    const { store, mark } = byteStore()
+    const server = await createServer({ store })
+    const one = await server.fastify.inject({ method: 'GET', url: '/v1/transactions/by_version/3' })
+    expect(one.statusCode).toBe(200)
+    expect(one.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(one.body).toBe(mark(storeOf(blocks).transactionByVersion(3)))
+    const res = await server.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?start=1&limit=2` })
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toBe(`[${storeOf(blocks).accountTransactions(addr(1), 1, 2).map(mark).join(',')}]`)
+    expect(store.released.map((b) => Buffer.from(b).toString())).toEqual([res.body])
+  })
+
+  it('a start that was pruned is still a 410, found from the page’s first sequence number; an empty page past the end is []', async () => {
+    const { store, inner } = byteStore()
+    const server = await createServer({ store })
+    inner.pruneBelow(Number(blocks[2]?.first_version))
+    const pruned = await server.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?start=0&limit=2` })
+    expect(pruned.statusCode).toBe(410)
+    expect((pruned.json() as { error_code: string }).error_code).toBe('version_pruned')
+    const past = await server.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?start=99` })
+    expect([past.statusCode, past.body]).toEqual([200, '[]'])
+  })
+
+  it('bytes that break the contract are a 500, not a wrong answer: another version, a body that is not an array, more than limit, a first before start', async () => {
+    const cases: [(s: ReturnType<typeof byteStore>['store']) => void, string][] = [
+      [(s) => (s.transactionBytesByVersion = () => Buffer.from(JSON.stringify(storeOf(blocks).transactionByVersion(2)))), '/v1/transactions/by_version/3'],
+      [(s) => (s.transactionBytesByVersion = () => Buffer.from('"text"')), '/v1/transactions/by_version/3'],
+      [(s) => (s.accountTransactionsBytes = () => ({ body: Buffer.from('{}'), count: 0, firstSequenceNumber: null })), `/v1/accounts/${addr(1)}/transactions?limit=2`],
+      [(s) => (s.accountTransactionsBytes = () => ({ body: Buffer.from('[{},{},{}]'), count: 3, firstSequenceNumber: 0 })), `/v1/accounts/${addr(1)}/transactions?limit=2`],
+      [(s) => (s.accountTransactionsBytes = () => ({ body: Buffer.from('[{}]'), count: 1, firstSequenceNumber: 0 })), `/v1/accounts/${addr(1)}/transactions?start=1&limit=2`],
+      [(s) => (s.accountTransactionsBytes = () => ({ body: Buffer.from('[{}]'), count: 0, firstSequenceNumber: null })), `/v1/accounts/${addr(1)}/transactions?limit=2`],
+    ]
+    for (const [spoil, url] of cases) {
+      const { store } = byteStore()
+      spoil(store)
+      const server = await createServer({ store })
+      expect((await server.fastify.inject({ method: 'GET', url })).statusCode, url).toBe(500)
+    }
+  })
+})

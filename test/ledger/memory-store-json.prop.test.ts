@@ -37,6 +37,34 @@ function observe(store: MemoryStore, versions: number[], heights: number[], send
   }
 }
 
+/**
+ * The byte reads are the UTF-8 of the text reads: each transaction, and each page as the JSON
+ * array of its texts with its count and first sequence number. Every other page is given back
+ * (`releaseBytes`) as soon as it is checked, the rest are held: a held page must never change,
+ * however many pages are written after it in buffers given back.
+ */
+function expectBytesAsText(store: MemoryStore, versions: number[], senders: string[]): void {
+  for (const v of versions) {
+    const json = store.transactionJsonByVersion(v)
+    expect(store.transactionBytesByVersion(v)?.toString('utf8') ?? null).toBe(json)
+  }
+  const held: [Uint8Array, string][] = []
+  let n = 0
+  for (const a of senders) {
+    for (const [start, limit] of [[0, 1000], [2, 3], [1, 1]] as const) {
+      const texts = store.accountTransactionsJson(a, start, limit)
+      const page = store.accountTransactionsBytes(a, start, limit)
+      const text = `[${texts.join(',')}]`
+      expect(Buffer.from(page.body).toString('utf8')).toBe(text)
+      expect(page.count).toBe(texts.length)
+      expect(page.firstSequenceNumber).toBe(texts[0] === undefined ? null : Number((JSON.parse(texts[0]) as UserTransactionJson).sequence_number))
+      if (n++ % 2 === 0) store.releaseBytes(page.body)
+      else held.push([page.body, text])
+    }
+  }
+  for (const [body, text] of held) expect(Buffer.from(body).toString('utf8')).toBe(text)
+}
+
 /** The same reads from the parsed blocks retained, by plain filtering: the object graph every answer must equal. */
 function expected(blocks: BlockJson[], versions: number[], heights: number[], senders: string[]) {
   const txns = blocks.flatMap((b) => b.transactions)
@@ -71,7 +99,7 @@ const user: fc.Arbitrary<UserSpec> = fc.oneof(
 const step = fc.record({ users: fc.array(user, { maxLength: 4 }), style: fc.constantFrom<Style>('compact', 'compact', 'indented', 'odd'), prune: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }) })
 
 describe('MemoryStore keeps transactions as packed JSON text', () => {
-  it('a chain loaded from JSON Lines (packed from the line, or parsed) answers every read exactly as its parsed blocks, before and after prunes, and the JSON reads are JSON.stringify of the object reads', async () => {
+  it('a chain loaded from JSON Lines (packed from the line, or parsed) answers every read exactly as its parsed blocks, before and after prunes, the JSON reads are JSON.stringify of the object reads and the byte reads their UTF-8', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
         const chain = new ChainBuilder({ height: 7, version: 40 })
@@ -102,6 +130,7 @@ describe('MemoryStore keeps transactions as packed JSON text', () => {
             expect(got.blocks).toEqual(want.blocks)
             // After a prune an account keeps its next sequence number; the pages hold only what is retained.
             expect(got.accounts.map((a) => a.slice(1))).toEqual(want.accounts.map((a) => a.slice(1)))
+            expectBytesAsText(store, versions, senders)
           }
           expect(observe(loaded, versions, heights, senders)).toEqual(observe(appended, versions, heights, senders))
         }

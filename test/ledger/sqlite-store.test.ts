@@ -39,6 +39,26 @@ describe('SqliteStore persistence', () => {
     expect(after[0]).toMatchObject({ chain_id: 2, oldest_block_height: 4, oldest_ledger_version: 13 })
   })
 
+  it('the byte reads are the UTF-8 of the text reads, a page with its count and first sequence number; a stored row that is not one JSON object fails the page', () => {
+    const path = dbPath()
+    withStore(SqliteStore.open(path), (s) => {
+      for (const b of blocks) s.appendBlock(b)
+      s.pruneBelow(15)
+      for (let v = 8; v <= 23; v++) expect(s.transactionBytesByVersion(v)?.toString('utf8') ?? null).toBe(s.transactionJsonByVersion(v))
+      for (const [start, limit] of [[0, 10], [2, 2], [5, 1], [9, 3]] as const) {
+        const texts = s.accountTransactionsJson(addr(1), start, limit)
+        const page = s.accountTransactionsBytes(addr(1), start, limit)
+        expect([Buffer.from(page.body).toString('utf8'), page.count]).toEqual([`[${texts.join(',')}]`, texts.length])
+        expect(page.firstSequenceNumber).toBe(texts[0] === undefined ? null : Number((JSON.parse(texts[0]) as { sequence_number: string }).sequence_number))
+      }
+    })
+    const raw = new Database(path)
+    const last = raw.prepare<[string], bigint>('SELECT max(version) FROM transactions WHERE sender = ?').pluck().safeIntegers(true).get(addr(1)) as bigint
+    expect(raw.prepare("UPDATE transactions SET json = '{\"version\": 0, trunc' WHERE version = ?").run(last).changes).toBe(1)
+    raw.close()
+    withStore(SqliteStore.open(path, { readonly: true }), (s) => expect(() => s.accountTransactionsBytes(addr(1), 0, 10)).toThrow(LedgerDatabaseError))
+  })
+
   it('is in WAL mode', () => {
     const path = dbPath()
     SqliteStore.open(path).close()

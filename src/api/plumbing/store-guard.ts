@@ -1,7 +1,7 @@
 import { addU64, parseU64, type U64 } from '../../core/u64.js'
 import { parseAddress } from '../../ledger/store/address.js'
 import { LedgerUnavailableError } from '../../ledger/store/database-error.js'
-import type { LedgerInfo, LedgerStore, MaybePromise } from '../../ledger/store/store.js'
+import type { LedgerInfo, LedgerStore, MaybePromise, TransactionPageBytes } from '../../ledger/store/store.js'
 import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { ApiError } from './errors.js'
 
@@ -75,7 +75,8 @@ function checkPage(page: unknown, address: string, start: U64, limit: number): T
 
 /**
  * A transaction's JSON text: checked without parsing it (the point of the text is to spare the
- * parse), so only its shape and its version, which the node writes as `"version":"N"`.
+ * parse), so only its shape and its version, which the node writes as `"version":"N"` (one
+ * search of one transaction's text).
  */
 function checkTxnJson(json: unknown, version: U64): string | null {
   if (json === null) return null
@@ -85,17 +86,44 @@ function checkTxnJson(json: unknown, version: U64): string | null {
   return json
 }
 
-/** A page of JSON texts: its size, and each a user transaction's object with a sequence number (not parsed). */
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+
+/** `checkTxnJson` of a transaction's UTF-8 bytes. */
+function checkTxnBytes(bytes: unknown, version: U64): Uint8Array | null {
+  if (bytes === null) return null
+  const what = `transactionBytesByVersion(${version})`
+  if (!(bytes instanceof Uint8Array) || bytes[0] !== OPEN_BRACE || bytes[bytes.length - 1] !== CLOSE_BRACE) throw garbage(what, 'something that is not a JSON object')
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(`"version":"${version}"`) === -1) throw garbage(what, 'the bytes of another version')
+  return bytes
+}
+
+/**
+ * A page of JSON texts: its size, and each one JSON object (not parsed, nor searched). That each
+ * is a user transaction of the account, in sequence-number order, is the store's index: the
+ * append rules checked every transaction as the store took it, and the index holds only those.
+ */
 function checkPageJson(page: unknown, address: string, start: U64, limit: number): string[] {
   const what = `accountTransactionsJson(${address}, ${start}, ${limit})`
   if (!Array.isArray(page)) throw garbage(what, typeof page)
   if (page.length > limit) throw garbage(what, `${page.length} transactions`)
   for (const json of page as unknown[]) {
-    if (typeof json !== 'string' || !json.startsWith('{') || !json.endsWith('}') || !json.includes('"type":"user_transaction"') || !json.includes('"sequence_number":"')) {
-      throw garbage(what, 'an item that is not a user transaction')
-    }
+    if (typeof json !== 'string' || !json.startsWith('{') || !json.endsWith('}')) throw garbage(what, 'an item that is not a JSON object')
   }
   return page as string[]
+}
+
+/** A page of bytes (`TransactionPageBytes`): one JSON array of at most `limit` items from `start` on, in O(1) (see `checkPageJson`). */
+function checkPageBytes(page: unknown, address: string, start: U64, limit: number): TransactionPageBytes {
+  const what = `accountTransactionsBytes(${address}, ${start}, ${limit})`
+  if (!isObject(page)) throw garbage(what, typeof page)
+  const { body, count, firstSequenceNumber: first } = page
+  if (!(body instanceof Uint8Array) || body[0] !== OPEN_BRACKET || body[body.length - 1] !== CLOSE_BRACKET) throw garbage(what, 'a body that is not a JSON array')
+  if (!(typeof count === 'number' && Number.isInteger(count) && count >= 0 && count <= limit)) throw garbage(what, `${String(count)} transactions`)
+  if (count === 0 ? first !== null || body.length !== 2 : !isU64(first) || first < start) throw garbage(what, `first sequence number ${String(first)} for ${count} transactions`)
+  return page as unknown as TransactionPageBytes
 }
 
 function checkSequenceNumber(seq: unknown, address: string): U64 {
@@ -146,12 +174,20 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   }
   const txnJson = inner.transactionJsonByVersion?.bind(inner)
   const pageJson = inner.accountTransactionsJson?.bind(inner)
+  const txnBytes = inner.transactionBytesByVersion?.bind(inner)
+  const pageBytes = inner.accountTransactionsBytes?.bind(inner)
+  const releaseBytes = inner.releaseBytes?.bind(inner)
   return {
-    // The JSON text reads only where the store has them, so routes fall back to the parsed ones.
+    // The JSON text and byte reads only where the store has them, so routes fall back to the parsed ones.
     ...(txnJson === undefined ? {} : { transactionJsonByVersion: (version: U64) => read(txnJson(version), 'transactionJsonByVersion', (t) => checkTxnJson(t, version)) }),
     ...(pageJson === undefined
       ? {}
       : { accountTransactionsJson: (address: string, start: U64, limit: number) => read(pageJson(address, start, limit), 'accountTransactionsJson', (p) => checkPageJson(p, address, start, limit)) }),
+    ...(txnBytes === undefined ? {} : { transactionBytesByVersion: (version: U64) => read(txnBytes(version), 'transactionBytesByVersion', (t) => checkTxnBytes(t, version)) }),
+    ...(pageBytes === undefined
+      ? {}
+      : { accountTransactionsBytes: (address: string, start: U64, limit: number) => read(pageBytes(address, start, limit), 'accountTransactionsBytes', (p) => checkPageBytes(p, address, start, limit)) }),
+    ...(releaseBytes === undefined ? {} : { releaseBytes }),
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),
     transactionByVersion: (version) => read(inner.transactionByVersion(version), 'transactionByVersion', (t) => checkTxn(t, version)),
     accountTransactions: (address, start, limit) => read(inner.accountTransactions(address, start, limit), 'accountTransactions', (p) => checkPage(p, address, start, limit)),

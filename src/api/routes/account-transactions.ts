@@ -8,12 +8,29 @@ import { PARAM } from '../params.js'
 import { object, ref } from '../schema/ref.js'
 import type { ApiRoute } from '../openapi.js'
 import type { TransactionJson } from '../../ledger/store/types.js'
+import type { LedgerInfo } from '../../ledger/store/store.js'
 import { responses } from './responses.js'
 
 /** `seq - limit`, saturating at 0: where a page of the latest `limit` transactions starts. */
 function latestPageStart(seq: U64, limit: number): U64 {
   const s = u64ToBigInt(seq) - BigInt(limit)
   return s > 0n ? toU64(s) : 0
+}
+
+/**
+ * The 410 of a page asked from `start` whose first transaction is not `start`'s
+ * (`startsAtStart` false), or that is empty (`undefined`) while `start` precedes the account's
+ * next sequence number: sequence numbers of an account's committed txns have no gaps, so such a
+ * missing `start` was committed and then pruned.
+ */
+async function checkNotPruned(ctx: ApiContext, address: string, start: U64, startsAtStart: boolean | undefined, info: LedgerInfo): Promise<void> {
+  const pruned = startsAtStart === undefined ? start < (await ctx.store.accountSequenceNumber(address)) : !startsAtStart
+  if (pruned) {
+    throw new ApiError(
+      'version_pruned',
+      `Transaction with sequence number ${start} of account ${toShortAddress(address)} has been pruned (oldest ledger version ${info.oldest_ledger_version})`,
+    )
+  }
 }
 
 /**
@@ -45,24 +62,24 @@ export function accountTransactionsRoute(ctx: ApiContext): ApiRoute {
       const info = await readLedger(ctx, reply)
       const limit = pageLimit(query.limit, ctx.defaultPageSize, ctx.maxPageSize)
       const start = query.start ?? latestPageStart(await ctx.store.accountSequenceNumber(address), limit)
-      // A store that keeps the JSON texts hands them over as they are: no parse and stringify per
-      // item; only the first is parsed, when the pruned check needs it.
+      // A store that keeps the bytes hands over the page's body as it is sent, with its first
+      // sequence number for the pruned check; one that keeps the JSON texts hands them over with
+      // no parse and stringify per item (only the first is parsed, when the pruned check needs it).
+      if (ctx.store.accountTransactionsBytes !== undefined) {
+        const { body, count, firstSequenceNumber } = await ctx.store.accountTransactionsBytes(address, start, limit)
+        const store = ctx.store
+        // Once the socket has taken the body ('finish'), the store may write its buffer again; an
+        // aborted answer never gives it back, which costs only the reuse.
+        if (store.releaseBytes !== undefined) reply.raw.once('finish', () => store.releaseBytes?.(body))
+        if (query.start !== undefined) await checkNotPruned(ctx, address, start, count === 0 ? undefined : firstSequenceNumber === start, info)
+        reply.header('content-type', JSON_TYPE)
+        return body
+      }
       const texts = ctx.store.accountTransactionsJson !== undefined ? await ctx.store.accountTransactionsJson(address, start, limit) : null
       const txns = texts === null ? await ctx.store.accountTransactions(address, start, limit) : null
       if (query.start !== undefined) {
-        // Sequence numbers of an account's committed txns have no gaps, so a missing `start` that
-        // precedes the account's next sequence number was committed and then pruned.
         const first: TransactionJson | undefined = texts === null ? txns?.[0] : texts[0] === undefined ? undefined : (JSON.parse(texts[0]) as TransactionJson)
-        const pruned =
-          first === undefined
-            ? start < (await ctx.store.accountSequenceNumber(address))
-            : first.type === 'user_transaction' && parseU64(first.sequence_number) !== start
-        if (pruned) {
-          throw new ApiError(
-            'version_pruned',
-            `Transaction with sequence number ${start} of account ${toShortAddress(address)} has been pruned (oldest ledger version ${info.oldest_ledger_version})`,
-          )
-        }
+        await checkNotPruned(ctx, address, start, first === undefined ? undefined : first.type !== 'user_transaction' || parseU64(first.sequence_number) === start, info)
       }
       reply.header('content-type', JSON_TYPE)
       return texts === null ? JSON.stringify(txns) : `[${texts.join(',')}]`

@@ -32,8 +32,15 @@ export function transactionByVersionRoute(ctx: ApiContext): ApiRoute {
       const info = await readLedger(ctx, reply)
       if (version > info.ledger_version) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
       if (version < info.oldest_ledger_version) throw new ApiError('version_pruned', `Ledger version(${version}) has been pruned`)
-      // A store that keeps the JSON text hands it over as is: no parse and stringify per request.
-      const json = ctx.store.transactionJsonByVersion !== undefined ? await ctx.store.transactionJsonByVersion(version) : stringified(await ctx.store.transactionByVersion(version))
+      // A store that keeps the bytes or the JSON text hands them over as they are sent: no parse
+      // and stringify per request.
+      const store = ctx.store
+      const json =
+        store.transactionBytesByVersion !== undefined
+          ? await store.transactionBytesByVersion(version)
+          : store.transactionJsonByVersion !== undefined
+            ? await store.transactionJsonByVersion(version)
+            : stringified(await store.transactionByVersion(version))
       if (json === null) throw new ApiError('transaction_not_found', `Transaction not found by Ledger version(${version})`)
       reply.header('content-type', JSON_TYPE)
       return json

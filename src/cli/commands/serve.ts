@@ -71,8 +71,8 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
 
   --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
                         in a clone, else regenerated in memory from its seed)
-  --load-threads N      worker threads that load a --data file of 64 MiB or more (default 2, or
-                        1 on one core; 0: this thread loads it, as it loads any smaller file)
+  --load-threads N      worker threads that load a --data file of 64 MiB or more (default 0:
+                        this thread loads it, as it loads any smaller file)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
   --db postgres://USER@HOST:PORT/DB[?schema=NAME]
                         PostgreSQL ledger (read-only replica; any number of them may serve

@@ -121,6 +121,35 @@ export class MemoryColumns {
     return this.#unpacker.json(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
   }
 
+  /** The UTF-8 bytes of `json(t)`, in a buffer of their own. */
+  bytes(t: number): Buffer {
+    const address = this.txnAddress[t] as number
+    const start = address % this.arena.chunkBytes
+    return this.#unpacker.bytes(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
+  }
+
+  /** Starts a JSON array of transactions' texts as UTF-8 bytes (`pageAdd`, `pageEnd`; see `TxnUnpacker.pageStart`). */
+  pageStart(): void {
+    this.#unpacker.pageStart()
+  }
+
+  /** Adds `json(t)` to the page begun by `pageStart`. */
+  pageAdd(t: number): void {
+    const address = this.txnAddress[t] as number
+    const start = address % this.arena.chunkBytes
+    this.#unpacker.pageAdd(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
+  }
+
+  /** The page begun by `pageStart`, closed, in a buffer handed over (see `TxnUnpacker.pageEnd`). */
+  pageEnd(): Buffer {
+    return this.#unpacker.pageEnd()
+  }
+
+  /** Gives back a page `pageEnd` returned once nothing reads it any more (`TxnUnpacker.release`). */
+  pageRelease(page: Buffer): void {
+    this.#unpacker.release(page)
+  }
+
   /** Makes room in `hashBytes` for the hashes of blocks up to position `blocks` (exclusive). */
   growHashes(blocks: number): void {
     const end = blocks * 32

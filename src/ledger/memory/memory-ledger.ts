@@ -1,10 +1,10 @@
-import { u64Distance, type U64 } from '../../core/u64.js'
+import { addU64, u64Distance, type U64 } from '../../core/u64.js'
 import { prepareAppend, type PreparedBlock } from '../store/append-rules.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import type { BatchAppendResult, BatchAppendStore, LedgerInfo } from '../store/store.js'
+import type { BatchAppendResult, BatchAppendStore, LedgerInfo, TransactionPageBytes } from '../store/store.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
-import { MemoryColumns } from './memory-columns.js'
+import { MemoryColumns, type AccountRecord } from './memory-columns.js'
 import { LinePacker } from './pack-line.js'
 
 /** Options of a memory store. */
@@ -89,12 +89,23 @@ export class MemoryLedger implements BatchAppendStore {
 
   /** `JSON.stringify(transactionByVersion(version))`, or `null`, written out without building the object. */
   transactionJsonByVersion(version: U64): string | null {
+    const t = this.#position(version)
+    return t === -1 ? null : this.#columns.json(t)
+  }
+
+  /** The UTF-8 bytes of `transactionJsonByVersion(version)`, or `null`, written out without a string in between. */
+  transactionBytesByVersion(version: U64): Buffer | null {
+    const t = this.#position(version)
+    return t === -1 ? null : this.#columns.bytes(t)
+  }
+
+  /** Position of the transaction of `version` in the columns' transaction arrays, or -1 when it is not retained. */
+  #position(version: U64): number {
     const c = this.#columns
     const oldest = c.firstVersions[c.blockHead]
-    if (oldest === undefined) return null
+    if (oldest === undefined) return -1
     const offset = u64Distance(oldest, version)
-    if (!(offset >= 0 && offset < c.txnAddress.length - c.txnHead)) return null
-    return c.json(c.txnHead + offset)
+    return offset >= 0 && offset < c.txnAddress.length - c.txnHead ? c.txnHead + offset : -1
   }
 
   accountTransactions(address: string, start: U64, limit: number): TransactionJson[] {
@@ -104,16 +115,48 @@ export class MemoryLedger implements BatchAppendStore {
   /** `accountTransactions(…)` with each transaction as `JSON.stringify` writes it, written out without building objects. */
   accountTransactionsJson(address: string, start: U64, limit: number): string[] {
     const c = this.#columns
-    const account = c.accounts.get(address)
-    if (account === undefined) return []
+    const page: string[] = []
+    const span = this.#pageSpan(address, start, limit)
+    if (span === null) return page
+    const { txns, begin, end } = span
+    for (let i = begin; i < end; i++) page.push(c.json((typeof txns === 'number' ? txns : (txns[i] as number)) - c.txnBase))
+    return page
+  }
+
+  /**
+   * `accountTransactionsJson(…)` as the UTF-8 bytes of the JSON array the API sends, written out
+   * in one buffer without a string in between (`LedgerStore.accountTransactionsBytes`).
+   */
+  accountTransactionsBytes(address: string, start: U64, limit: number): TransactionPageBytes {
+    const c = this.#columns
+    const span = this.#pageSpan(address, start, limit)
+    if (span === null) return { body: Buffer.from('[]'), count: 0, firstSequenceNumber: null }
+    const { txns, begin, end, account } = span
+    c.pageStart()
+    for (let i = begin; i < end; i++) c.pageAdd((typeof txns === 'number' ? txns : (txns[i] as number)) - c.txnBase)
+    // The account's list holds sequence number `firstSeq + i` at `i` (AccountRecord's invariant).
+    return { body: c.pageEnd(), count: end - begin, firstSequenceNumber: addU64(account.firstSeq, begin) as U64 }
+  }
+
+  /**
+   * Tells the store that nothing reads `body` (an `accountTransactionsBytes` answer) any more, so
+   * its buffer may be written again for a later page (`LedgerStore.releaseBytes`); anything else
+   * is ignored.
+   */
+  releaseBytes(body: Uint8Array): void {
+    if (Buffer.isBuffer(body)) this.#columns.pageRelease(body)
+  }
+
+  /** Where the page `[start, start + limit)` of `address` lies in its list (`AccountRecord`), or `null` when it is empty. */
+  #pageSpan(address: string, start: U64, limit: number): { account: AccountRecord; txns: number[] | number; begin: number; end: number } | null {
+    const account = this.#columns.accounts.get(address)
+    if (account === undefined) return null
     const txns = account.txns
     const count = typeof txns === 'number' ? 1 : txns.length
     const from = u64Distance(account.firstSeq, start)
     const begin = Math.max(from, account.head)
     const end = Math.min(from + limit, count)
-    const page: string[] = []
-    for (let i = begin; i < end; i++) page.push(c.json((typeof txns === 'number' ? txns : (txns[i] as number)) - c.txnBase))
-    return page
+    return begin < end ? { account, txns, begin, end } : null
   }
 
   accountSequenceNumber(address: string): U64 {

@@ -4,6 +4,12 @@
  */
 import { DECIMAL, ENTRIES, HEX, latin1, LONGEST_ENTRY, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
+/** Page buffers an unpacker keeps for reuse (`release`): about as many as pages in flight at once. */
+const SPARE_PAGES = 8
+
+/** Smallest output buffer: a few transactions' texts, so a page does not grow it byte by byte. */
+const MIN_OUT = 64 << 10
+
 /** Largest scratch the fast decoder sizes for the worst case up front (longer records take the checked one). */
 const FAST_SCRATCH = 4 << 20
 
@@ -68,11 +74,18 @@ function readDecimal(src: Buffer, i: number): number {
 }
 
 /**
- * The decoder of records: writes a transaction's JSON text back into its scratch buffer (grown
- * to the longest transaction, and kept) and decodes it. Its owner (a memory store) keeps one.
+ * The decoder of records: writes a transaction's JSON text back, as UTF-8 bytes, into its
+ * output buffer (grown to what the longest page asked of it, and kept), from which it is
+ * decoded (`json`) or copied out (`bytes`, `page`). Its owner (a memory store) keeps one.
  */
 export class TxnUnpacker {
-  #scratch = Buffer.alloc(0)
+  #out: Buffer = Buffer.alloc(0)
+  /** Buffers of pages given back (`release`), written next. */
+  #spare: Buffer[] = []
+  /** Buffers of pages handed out (`pageEnd`) and not given back. */
+  readonly #handedOut = new WeakSet<ArrayBufferLike>()
+  /** Where the page being written ends in `#out` (`pageStart`…`pageEnd`). */
+  #pageEnd = 0
 
   /**
    * The JSON text of the record `src[s, e)` (`TxnPacker.pack` or `packText`), byte for byte,
@@ -80,13 +93,86 @@ export class TxnUnpacker {
    */
   json(src: Buffer, s: number, e: number): string {
     if (src[s] === RAW) return utf8(src, s + 1, e)
-    if (src[e - 1] === NON_ASCII || (e - s) * (LONGEST_ENTRY + 1) > FAST_SCRATCH) return this.#checked(src, s, src[e - 1] === NON_ASCII ? e - 1 : e)
+    const end = this.#write(src, s, e, 0)
+    // Only a record marked NON_ASCII writes bytes from 0x80 up; the others are ASCII, which latin1 decodes faster.
+    return src[e - 1] === NON_ASCII ? utf8(this.#out, 0, end) : latin1(this.#out, 0, end)
+  }
+
+  /** The UTF-8 bytes of `json(src, s, e)`, in a buffer of their own: what is written to a socket. O(bytes). */
+  bytes(src: Buffer, s: number, e: number): Buffer {
+    if (src[s] === RAW) return Buffer.from(src.subarray(s + 1, e))
+    return copyOut(this.#out, this.#write(src, s, e, 0))
+  }
+
+  /**
+   * Starts the UTF-8 bytes of a JSON array of records: `[`, then each record `pageAdd` is given
+   * (its text, after a `,` from the second on), then `]` and the copy `pageEnd` returns. One page
+   * at a time per unpacker; `json` and `bytes` are not to be called in between.
+   */
+  pageStart(): void {
+    this.#room(0, 1)
+    this.#out[0] = 91
+    this.#pageEnd = 1
+  }
+
+  /** Adds the text of the record `src[s, e)` to the page begun by `pageStart`. O(bytes). */
+  pageAdd(src: Buffer, s: number, e: number): void {
+    let o = this.#pageEnd
+    if (o > 1) {
+      o = this.#room(o, 1)
+      this.#out[o++] = 44
+    }
+    this.#pageEnd = this.#write(src, s, e, o)
+  }
+
+  /**
+   * The page begun by `pageStart`, closed: a view of the buffer it was written in, which the
+   * unpacker hands over and no longer writes to (it writes on in a spare one, see `release`), so
+   * the page costs no copy.
+   */
+  pageEnd(): Buffer {
+    const o = this.#room(this.#pageEnd, 1)
+    const out = this.#out
+    out[o] = 93
+    this.#out = this.#spare.pop() ?? Buffer.alloc(0)
+    this.#handedOut.add(out.buffer)
+    return out.subarray(0, o + 1)
+  }
+
+  /**
+   * Gives back a page `pageEnd` returned, once nothing reads it any more (the API: once the
+   * socket has taken it), so that its buffer is written again rather than a fresh one faulted in
+   * for every page. At most `SPARE_PAGES` are kept; a page not given back is collected as any.
+   */
+  release(page: Buffer): void {
+    const buffer = page.buffer
+    // Only a buffer of its own that `pageEnd` handed out, once: never a slice of Node's shared pool.
+    if (!this.#handedOut.delete(buffer) || this.#spare.length >= SPARE_PAGES) return
+    this.#spare.push(Buffer.from(buffer, 0, buffer.byteLength))
+  }
+
+  /** Makes room for `n` more bytes at `out[o]`, keeping `out[0, o)`; returns `o`. */
+  #room(o: number, n: number): number {
+    if (o + n > this.#out.length) {
+      // allocUnsafeSlow: a buffer of its own, never a slice of Node's shared pool, since pages are handed out and given back whole.
+      const grown = Buffer.allocUnsafeSlow(Math.max(o + n, this.#out.length * 2, MIN_OUT))
+      this.#out.copy(grown, 0, 0, o)
+      this.#out = grown
+    }
+    return o
+  }
+
+  /** Writes the UTF-8 bytes of the record `src[s, e)` at `out[o]`, keeping `out[0, o)`; returns the position past them. */
+  #write(src: Buffer, s: number, e: number, o: number): number {
+    if (src[s] === RAW) {
+      o = this.#room(o, e - s - 1)
+      return o + src.copy(this.#out, o, s + 1, e)
+    }
+    if (src[e - 1] === NON_ASCII || (e - s) * (LONGEST_ENTRY + 1) > FAST_SCRATCH) return this.#checked(src, s, src[e - 1] === NON_ASCII ? e - 1 : e, o)
     // Every byte from 0x80 up is a dictionary token and the text is ASCII: no string to follow,
     // room for the worst case (every byte the longest entry) made once.
-    let out = this.#scratch
-    const need = (e - s) * (LONGEST_ENTRY + 1)
-    if (need > out.length) this.#scratch = out = Buffer.allocUnsafe(Math.max(need, out.length * 2))
-    let o = 0
+    o = this.#room(o, (e - s) * (LONGEST_ENTRY + 1))
+    const out = this.#out
     let i = s
     while (i < e) {
       const c = src[i++] as number
@@ -106,22 +192,17 @@ export class TxnUnpacker {
         while ((src[i++] as number) >= 128);
       }
     }
-    return latin1(out, 0, o)
+    return o
   }
 
-  /** `json` of any packed record `src[s, e)` (its `NON_ASCII` mark cut off): follows strings, checks room per token, decodes UTF-8. */
-  #checked(src: Buffer, s: number, e: number): string {
-    let out = this.#scratch
-    let o = 0
+  /** `#write` of any packed record `src[s, e)` (its `NON_ASCII` mark cut off): follows strings, checks room per token. */
+  #checked(src: Buffer, s: number, e: number, o: number): number {
     let inString = false
     let i = s
     while (i < e) {
       // Room for the next token: a dictionary entry, or a hex string of twice the bytes left.
-      if (o + 2 * (e - i) + LONGEST_ENTRY + 4 > out.length) {
-        const grown = Buffer.allocUnsafe(Math.max(out.length * 2, o + 2 * (e - i) + LONGEST_ENTRY + 4))
-        out.copy(grown, 0, 0, o)
-        this.#scratch = out = grown
-      }
+      o = this.#room(o, 2 * (e - i) + LONGEST_ENTRY + 4)
+      const out = this.#out
       const c = src[i++] as number
       if (inString) {
         out[o++] = c
@@ -144,6 +225,13 @@ export class TxnUnpacker {
         while ((src[i++] as number) >= 128);
       } else out[o++] = c
     }
-    return utf8(out, 0, o)
+    return o
   }
+}
+
+/** `out[0, n)` copied into a buffer of its own, which a socket may hold while `out` is written again. */
+function copyOut(out: Buffer, n: number): Buffer {
+  const b = Buffer.allocUnsafe(n)
+  out.copy(b, 0, 0, n)
+  return b
 }

@@ -91,6 +91,8 @@ export interface LedgerStatements {
   blockTxns: Database.Statement<[bigint, bigint], string>
   txn: Database.Statement<[bigint], string>
   accountTxns: Database.Statement<[string, bigint, bigint], string>
+  txnBytes: Database.Statement<[bigint], Buffer>
+  accountTxnBytes: Database.Statement<[string, bigint, bigint], [bigint, Buffer]>
   dataVersion: Database.Statement<[], bigint>
   nextSeq: Database.Statement<[string], bigint>
   firstKept: Database.Statement<[bigint], BlockRow>
@@ -118,6 +120,13 @@ export function prepareStatements(db: Database.Database): LedgerStatements {
     accountTxns: db
       .prepare<[string, bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number')
       .pluck(),
+    // The same rows' UTF-8 bytes as they are stored (a TEXT cast to a BLOB is its bytes), for the API to send.
+    txnBytes: db.prepare<[bigint], Buffer>('SELECT CAST(json AS BLOB) FROM transactions WHERE version = ?').pluck(),
+    accountTxnBytes: db
+      .prepare<[string, bigint, bigint], [bigint, Buffer]>(
+        'SELECT sequence_number, CAST(json AS BLOB) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number',
+      )
+      .raw(),
     // Changes when another connection commits (not this one): what the caches are checked against.
     dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
     nextSeq: db.prepare<[string], bigint>('SELECT next_sequence_number FROM accounts WHERE address = ?').pluck(),

@@ -7,7 +7,7 @@ import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
 import { requirePeer } from '../optional-peer.js'
-import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from '../store/store.js'
+import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo, type TransactionPageBytes } from '../store/store.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, readMeta, SCHEMA, SCHEMA_VERSION, toKey } from './sqlite-schema.js'
 
@@ -25,6 +25,12 @@ export interface SqliteStoreOptions extends StoreOptions {
 
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
 const ACCOUNT_CACHE_MAX = 1_000_000
+
+/** The last sequence-number key of the page `[start, start + limit)`, saturating at the largest u64. */
+function accountPageLast(start: U64, limit: number): bigint {
+  const last = toKey(start) + BigInt(Math.ceil(limit)) - 1n
+  return last < MAX_KEY ? last : MAX_KEY
+}
 
 /**
  * The persistent ledger (better-sqlite3, WAL). Same rules and answers as `MemoryStore`. Each
@@ -172,9 +178,34 @@ export class SqliteStore implements BatchAppendStore {
   /** `LedgerStore.accountTransactionsJson`: the stored texts. */
   accountTransactionsJson(address: string, start: U64, limit: number): string[] {
     if (!(limit > 0)) return []
-    const from = toKey(start)
-    const last = from + BigInt(Math.ceil(limit)) - 1n
-    return this.#s.accountTxns.all(address, from, last < MAX_KEY ? last : MAX_KEY)
+    return this.#s.accountTxns.all(address, toKey(start), accountPageLast(start, limit))
+  }
+
+  /** `LedgerStore.transactionBytesByVersion`: the stored UTF-8 bytes. */
+  transactionBytesByVersion(version: U64): Buffer | null {
+    return this.#s.txnBytes.get(toKey(version)) ?? null
+  }
+
+  /** `LedgerStore.accountTransactionsBytes`: the stored UTF-8 bytes, joined into the JSON array in one buffer. */
+  accountTransactionsBytes(address: string, start: U64, limit: number): TransactionPageBytes {
+    const rows = limit > 0 ? this.#s.accountTxnBytes.all(address, toKey(start), accountPageLast(start, limit)) : []
+    let n = rows.length + 1
+    for (const row of rows) n += row[1].length
+    const body = Buffer.allocUnsafe(Math.max(n, 2))
+    body[0] = 0x5b
+    let o = 1
+    for (let i = 0; i < rows.length; i++) {
+      const json = (rows[i] as [bigint, Buffer])[1]
+      // A row changed behind the store's back (the append rules checked it when it was written)
+      // must not make the page a wrong answer: each is one JSON object, checked at its two ends.
+      if (json[0] !== 0x7b || json[json.length - 1] !== 0x7d) {
+        throw new LedgerDatabaseError(`${this.path}: the stored JSON of ${address}'s transaction ${fromKey((rows[i] as [bigint, Buffer])[0])} is not one JSON object`)
+      }
+      if (i > 0) body[o++] = 0x2c
+      o += json.copy(body, o)
+    }
+    body[o] = 0x5d
+    return { body, count: rows.length, firstSequenceNumber: rows.length === 0 ? null : fromKey((rows[0] as [bigint, Buffer])[0]) }
   }
 
   accountSequenceNumber(address: string): U64 {

@@ -22,6 +22,21 @@ export interface LedgerInfo {
 }
 
 /**
+ * An account's page of transactions as the bytes the API sends (`accountTransactionsBytes`).
+ * The account index holds only the user transactions of that sender, with consecutive sequence
+ * numbers, by the append rules checked when each was stored: so `count` and
+ * `firstSequenceNumber` say all a reader needs, and the body is not read again.
+ */
+export interface TransactionPageBytes {
+  /** UTF-8 of `JSON.stringify(accountTransactions(…))`: `[`, each transaction's JSON joined by `,`, `]`. */
+  body: Uint8Array
+  /** Transactions in the page. */
+  count: number
+  /** Sequence number of the page's first transaction; `null` when the page is empty. */
+  firstSequenceNumber: U64 | null
+}
+
+/**
  * A ledger of committed blocks. Reads never see a partly appended block. Addresses are in the
  * canonical long form (`0x` + 64 lowercase hex digits).
  */
@@ -42,6 +57,20 @@ export interface LedgerStore {
   transactionJsonByVersion?(version: U64): MaybePromise<string | null>
   /** Optional: `accountTransactions(…)` with each transaction as `JSON.stringify` writes it (see `transactionJsonByVersion`). */
   accountTransactionsJson?(address: string, start: U64, limit: number): MaybePromise<string[]>
+  /**
+   * Optional: the UTF-8 bytes of `transactionJsonByVersion(version)` (or `null`), what the API
+   * writes to the socket as they are. The append rules checked the transaction's version when it
+   * was stored, so a reader trusts it (the API checks only that it is one JSON object).
+   */
+  transactionBytesByVersion?(version: U64): MaybePromise<Uint8Array | null>
+  /** Optional: `JSON.stringify(accountTransactions(…))` as UTF-8 bytes, with what the API needs to know of the page without reading it. */
+  accountTransactionsBytes?(address: string, start: U64, limit: number): MaybePromise<TransactionPageBytes>
+  /**
+   * Optional: the caller of `accountTransactionsBytes` is done with the `body` it returned (the
+   * API: the socket has taken it), so the store may write over its buffer for a later page
+   * rather than allocate one. A body not given back is collected as any.
+   */
+  releaseBytes?(body: Uint8Array): void
   /** Next sequence number of `address` (count of its committed sequence-number txns); 0 if unknown. */
   accountSequenceNumber(address: string): MaybePromise<U64>
   /** The block at `height` with or without its transactions, or `null` if not retained. */

@@ -1,5 +1,4 @@
 import { open } from 'node:fs/promises'
-import { availableParallelism } from 'node:os'
 import { chunkRange, readChunks } from '../read/file-range.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
@@ -12,8 +11,8 @@ import type { StoreParts } from '../memory/store-parts.js'
 /** How `loadJsonLinesThreaded` reads a chain file. */
 export interface ThreadedLoadOptions extends LoadOptions {
   /**
-   * Worker threads that pack the file, each its own byte range (default 2, or 1 on one core); 0
-   * loads it on the calling thread.
+   * Worker threads that pack the file, each its own byte range; 0 (the default) loads it on the
+   * calling thread.
    */
   threads?: number | undefined
   /** Smallest file loaded by worker threads (default `THREADS_FROM_BYTES`, 64 MiB); a smaller one loads on the calling thread. */
@@ -58,10 +57,14 @@ export const workerRunner: RangeRunner = (job) => {
  */
 export const THREADS_FROM_BYTES = 64 << 20
 
-/** Load workers when `threads` is not given: two, as measured (2 cores), or one on one core. */
-function defaultThreads(): number {
-  return Math.min(2, availableParallelism())
-}
+/**
+ * Load workers when `threads` is not given: none, so the calling thread loads the file. On 2
+ * cores two workers reached the first answer later than the calling thread alone and peaked
+ * higher in RSS (bench/serve-startup.ts, docs/benchmarks.md): each starts cold, and the parts
+ * they hand over are adopted on the calling thread after them. Threads are for a machine where
+ * `--load-threads` measures faster.
+ */
+const DEFAULT_THREADS = 0
 
 /**
  * Loads a JSON Lines chain file into `store` as `loadJsonLines` does, with the packing done by
@@ -86,7 +89,7 @@ function defaultThreads(): number {
  *   that the store refuses; the blocks before it stay appended.
  */
 export async function loadJsonLinesThreaded(source: string, store: LedgerStore, adopt: (parts: StoreParts) => boolean, options: ThreadedLoadOptions = {}): Promise<boolean> {
-  const threads = Math.floor(options.threads ?? defaultThreads())
+  const threads = Math.floor(options.threads ?? DEFAULT_THREADS)
   if (!(threads >= 1)) return false
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   // -1 for `-`, a pipe or a path that cannot be read: the sequential load words its error.
