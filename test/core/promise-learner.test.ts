@@ -41,6 +41,22 @@ describe('PromiseLearner', () => {
     expect(above / 1500).toBeLessThanOrEqual(0.01)
   })
 
+  it('keeps a promise the floor keeps at the floor whatever the state, and leaves the floor once the floor clearly fails', () => {
+    // full blocks at 500 come in pairs, one pair in 12 blocks: the floor meets 0.8 within 1 block
+    // at 10 of 12 submission points, though after a pair's first block it never does
+    const reqs = Array.from({ length: 1500 }, (_, i) => (i % 12 < 2 ? 501 : 0))
+    const l = new PromiseLearner([{ k: 1, q: 0.8 }], { floor: 100 })
+    const quotes = run(l, reqs).map(([p]) => p as number)
+    expect(quotes.slice(500).every((p) => p === 100)).toBe(true)
+    expect(l.explain(0).floor_bound).toBe(true)
+    // a chain where the floor meets 0.8 within 1 only half the time (after each full block): the
+    // blocks after a calm one are priced often enough to keep 0.8
+    const busy = new PromiseLearner([{ k: 1, q: 0.8 }], { floor: 100 })
+    const priced = run(busy, Array.from({ length: 1500 }, (_, i) => (i % 2 === 0 ? 501 : 0))).map(([p]) => p as number)
+    expect(priced.slice(500).filter((p) => p > 100).length).toBeGreaterThan(200)
+    expect(busy.coverage(0).rate as number).toBeGreaterThanOrEqual(0.79)
+  })
+
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
     // calm chain, with a 30-block burst at 2,000 every 300 blocks: 0.9 within 1 needs the burst priced
     const reqs = Array.from({ length: 3000 }, (_, i) => (i % 300 < 30 ? 2001 : 0))
