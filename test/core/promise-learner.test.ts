@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 
@@ -70,6 +71,33 @@ describe('PromiseLearner', () => {
     expect(rate).toBeLessThanOrEqual(0.98)
     expect(quotes.some((p) => p >= 2001)).toBe(true)
     expect(l.explain(0).state).toBe('calm')
+  })
+
+  it('prices a drifting market at its going rate: cheaper than a plain window quantile at the same promise', () => {
+    // every block full; the going rate swings between 1,000 and 3,000 over 1,500 blocks, each block ±10% around it
+    const reqs = Array.from({ length: 4500 }, (_, i) => Math.round((2000 - 1000 * Math.cos((2 * Math.PI * i) / 1500)) * (0.9 + 0.2 * (((i * 7919) % 101) / 100))))
+    const cost = (quoter: { observe(r: number): void; quote(i: number): U64; serve(i: number, p: U64): void }) => {
+      let paid = 0
+      let hits = 0
+      let prev: number | null = null
+      for (const r of reqs) {
+        if (prev !== null && prev >= r) {
+          hits++
+          paid += prev - r
+        }
+        quoter.observe(r)
+        prev = quoter.quote(0) as number
+        quoter.serve(0, prev)
+      }
+      return { overpay: paid / hits, coverage: hits / (reqs.length - 1) }
+    }
+    const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
+    const l = cost(learner)
+    const aci = cost(new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
+    expect(l.coverage).toBeGreaterThanOrEqual(0.89)
+    expect(aci.coverage).toBeGreaterThanOrEqual(0.88)
+    expect(l.overpay).toBeLessThan(0.8 * aci.overpay)
+    expect(learner.explain(0).expert.scaled).toBe(true)
   })
 
   it('explains which expert and state drove a quote', () => {

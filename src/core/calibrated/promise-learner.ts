@@ -23,11 +23,21 @@ const FLOOR_TEST_Z = 2
 const FLOOR_GATE = 20
 
 /**
+ * The chain's going rate, which the scaled experts divide by, is the median cutoff of this many
+ * newest full blocks: recent enough to follow a drifting or switching market within a few
+ * blocks, and a median so that one outlier block does not set it.
+ */
+const LEVEL_BLOCKS = 3
+
+/**
  * Prices a set of promises "included within k blocks with probability at least q" at the
  * lowest price that keeps them: an ensemble of adaptive-conformal experts (DtACI-style, Gibbs &
  * Candès 2022) over a grid of (window, γ), each either marginal (every recent k-block minimum
- * cutoff) or conditioned on the chain's state (only the samples taken after a block in the same
- * state: a calm chain after a burst is calm again, and its calm samples say so at once). Each
+ * cutoff), conditioned on the chain's state (only the samples taken after a block in the same
+ * state: a calm chain after a burst is calm again, and its calm samples say so at once), or
+ * scaled by the going rate (each sample divided by the median cutoff of the newest
+ * `LEVEL_BLOCKS` full blocks when it was quoted; the quote is today's going rate times their
+ * quantile, so a market whose price level drifts or switches is priced at its level now). Each
  * expert runs its own ACI level on its own quotes; the expert served is the one with the least
  * discounted pinball loss at q (the proper score of a q-quantile: it charges overpayment at
  * 1 − q and a miss at q, so the cheapest expert that keeps the promise wins).
@@ -46,10 +56,21 @@ const FLOOR_GATE = 20
  * no overpayment where no lower price exists. Gated on d ≤ `FLOOR_GATE`·γ_o, so that the misses
  * it causes raise d and switch it off; the bound above does not depend on the rule.
  *
- * Deterministic. Memory: per distinct k, |windows| × (1 + 2 states) windows of at most the
+ * Deterministic. Memory: per distinct k, |windows| × (2 + 2 states) windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
  * windows and O(promises · experts) for the updates.
  */
+/** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
+const MARGINAL = 0
+const CONDITIONED = 1
+const SCALED = 2
+
+/** A price as a positive going rate to divide by (at least 1, so a zero floor divides safely). */
+function levelOf(price: U64): number {
+  const n = Number(price)
+  return n < 1 ? 1 : n
+}
+
 export class PromiseLearner extends PromiseLedger {
   readonly windows: readonly number[]
   readonly learningRates: readonly number[]
@@ -67,7 +88,15 @@ export class PromiseLearner extends PromiseLedger {
   /** The experts' grid as flat arrays (the hot loops read these, not the objects). */
   private readonly expertRate: Float64Array
   private readonly expertWindow: Int32Array
-  private readonly expertConditioned: Uint8Array
+  private readonly expertKind: Uint8Array
+  /** scaledWindows[x][w]: the k-block minima divided by the going rate when they were quoted. */
+  private readonly scaledWindows: OrderStatisticWindow[][]
+  /** The newest full blocks' cutoffs; their median is the going rate. */
+  private readonly recentFull = createWindow(LEVEL_BLOCKS)
+  private fullSeq = 0
+  /** The going rate after the newest block, and levelRing[t mod (maxK + 1)] after block t. */
+  private going: number
+  private readonly levelRing: Float64Array
   /** state[t mod (maxK + 1)]: the chain state after block t. */
   private readonly stateRing: Uint8Array
   private readonly maxK: number
@@ -90,7 +119,8 @@ export class PromiseLearner extends PromiseLedger {
     this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
     this.maxRate = Math.max(...this.learningRates)
     const experts: Expert[] = []
-    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned })
+    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned, scaled: false })
+    for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
     this.maxK = Math.max(1, ...this.ks)
     this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
@@ -100,7 +130,10 @@ export class PromiseLearner extends PromiseLedger {
     this.cutAt = new Float64Array(this.ks.length)
     this.expertRate = Float64Array.from(experts, (e) => e.γ)
     this.expertWindow = Int32Array.from(experts, (e) => e.w)
-    this.expertConditioned = Uint8Array.from(experts, (e) => (e.conditioned ? 1 : 0))
+    this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
+    this.scaledWindows = this.ks.map(() => this.windows.map((w) => createWindow(w)))
+    this.levelRing = new Float64Array(this.maxK + 1).fill(levelOf(options.floor))
+    this.going = levelOf(options.floor)
     this.stateRing = new Uint8Array(this.maxK + 1)
     this.alpha = promises.map((p) => new Float64Array(experts.length).fill(1 - p.q))
     this.loss = promises.map(() => new Float64Array(experts.length))
@@ -134,14 +167,22 @@ export class PromiseLearner extends PromiseLedger {
       const conditional = (this.conditional[x] as OrderStatisticWindow[][])[s] as OrderStatisticWindow[]
       // flagged: the floor alone met this sample (the floor rule reads the share in O(1))
       const atFloor = v <= this.floor
+      const scaled = this.scaledWindows[x] as OrderStatisticWindow[]
+      const ratio = Number(v) / (j - k < 0 ? levelOf(this.floor) : (this.levelRing[(j - k) % (this.maxK + 1)] as number))
       for (let w = 0; w < this.windows.length; w++) {
         ;(marginal[w] as OrderStatisticWindow).push(v, j, atFloor)
         ;(conditional[w] as OrderStatisticWindow).push(v, seq, atFloor)
+        ;(scaled[w] as OrderStatisticWindow).push(ratio, j, atFloor)
       }
     }
     for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
     this.state = req === 0 ? 0 : 1
     this.stateRing[j % (this.maxK + 1)] = this.state
+    if (req !== 0) {
+      this.recentFull.push(cutoffPrice(req, this.floor), this.fullSeq++, false)
+      this.going = levelOf(this.recentFull.valueAt(this.recentFull.length >> 1))
+    }
+    this.levelRing[j % (this.maxK + 1)] = this.going
     for (let i = 0; i < this.promises.length; i++) this.price(i, j)
   }
 
@@ -177,10 +218,9 @@ export class PromiseLearner extends PromiseLedger {
    * them at the floor. Such a promise is quoted at the floor (no lower price exists).
    */
   floorBound(i: number): boolean {
-    const w = this.windowOf(i, this.chosen[i] as number)
-    const n = w.length
-    if (n === 0) return false
-    return w.valueAt(Math.max(1, Math.ceil((this.promises[i] as TierPromise).q * n - 1e-9)) - 1) <= this.floor
+    const e = this.chosen[i] as number
+    if (this.windowOf(i, e).length === 0) return false
+    return this.expertPrice(i, e, (this.promises[i] as TierPromise).q) <= this.floor
   }
 
   /**
@@ -191,14 +231,18 @@ export class PromiseLearner extends PromiseLedger {
    * at worst (a binary search over the order statistics).
    */
   probabilityOf(i: number, price: U64): number | null {
-    const w = this.windowOf(i, this.chosen[i] as number)
+    const e = this.chosen[i] as number
+    const w = this.windowOf(i, e)
     const n = w.length
     if (n === 0) return null
+    // a scaled expert's samples are ratios to the going rate: compare the price's ratio
+    const scaled = (this.experts[e] as Expert).scaled
+    const bar: U64 = scaled ? Number(price) / this.going : price
     let lo = 0
     let hi = n
     while (lo < hi) {
       const mid = (lo + hi) >> 1
-      if (w.valueAt(mid) <= price) lo = mid + 1
+      if (w.valueAt(mid) <= bar) lo = mid + 1
       else hi = mid
     }
     const raise = Math.max(0, (this.promises[i] as TierPromise).q - Math.max(0, this.level(i)))
@@ -212,14 +256,14 @@ export class PromiseLearner extends PromiseLedger {
   priceAt(i: number, q: number): U64 {
     const own = (this.promises[i] as TierPromise).q
     if (this.floorRule[i] === 1 && q <= own) return this.floor
-    return this.quantile(this.windowOf(i, this.chosen[i] as number), this.level(i) + q - own)
+    return this.expertPrice(i, this.chosen[i] as number, this.level(i) + q - own)
   }
 
   /** Which expert and state drove promise i's quote. */
   explain(i: number): PromiseExplain {
     const e = this.experts[this.chosen[i] as number] as Expert
     return {
-      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned },
+      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned, scaled: e.scaled },
       state: this.state === 0 ? 'calm' : 'busy',
       level: 1 - ((this.alpha[i] as Float64Array)[this.chosen[i] as number] as number),
       offset: this.offset[i] as number,
@@ -232,6 +276,11 @@ export class PromiseLearner extends PromiseLedger {
   clear(): void {
     for (const ws of this.marginal) for (const w of ws) w.clear()
     for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
+    for (const ws of this.scaledWindows) for (const w of ws) w.clear()
+    this.recentFull.clear()
+    this.fullSeq = 0
+    this.going = levelOf(this.floor)
+    this.levelRing.fill(this.going)
     this.condSeq.fill(0)
     this.stateRing.fill(0)
     this.promises.forEach((p, i) => {
@@ -252,6 +301,7 @@ export class PromiseLearner extends PromiseLedger {
     const x = this.kIndex[i] as number
     const ex = this.experts[e] as Expert
     const marginal = (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
+    if (ex.scaled) return (this.scaledWindows[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
     if (!ex.conditioned) return marginal
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
     return w.length === 0 ? marginal : w
@@ -294,12 +344,18 @@ export class PromiseLearner extends PromiseLedger {
     const marginal = this.marginal[x] as OrderStatisticWindow[]
     const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[]
     const windows = this.expertWindow
-    const conditioned = this.expertConditioned
+    const kinds = this.expertKind
+    const scaled = this.scaledWindows[x] as OrderStatisticWindow[]
     let best = 0
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
+      if (kinds[e] === SCALED) {
+        quotes[e] = this.scaledQuantile(scaled[wi] as OrderStatisticWindow, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
+        if ((loss[e] as number) < (loss[best] as number)) best = e
+        continue
+      }
       let w = marginal[wi] as OrderStatisticWindow
-      if (conditioned[e] === 1) {
+      if (kinds[e] === CONDITIONED) {
         const c = conditional[wi] as OrderStatisticWindow
         if (c.length > 0) w = c
       }
@@ -311,7 +367,7 @@ export class PromiseLearner extends PromiseLedger {
     }
     this.chosen[i] = best
     this.floorRule[i] = (this.offset[i] as number) <= FLOOR_GATE * this.outerRate && this.floorKeeps(i) ? 1 : 0
-    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.quantile(this.windowOf(i, best), 1 - (alpha[best] as number) + (this.offset[i] as number))
+    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
   }
 
   /**
@@ -328,6 +384,27 @@ export class PromiseLearner extends PromiseLedger {
     if (n === 0) return false
     const q = (this.promises[i] as TierPromise).q
     return w.flaggedCount >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+  }
+
+  /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */
+  private expertPrice(i: number, e: number, level: number): U64 {
+    const x = this.kIndex[i] as number
+    const ex = this.experts[e] as Expert
+    if (!ex.scaled) return this.quantile(this.windowOf(i, e), level)
+    return this.scaledQuantile((this.scaledWindows[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow, level, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow)
+  }
+
+  /**
+   * The going rate times the ratios' quantile at `level`, rounded up, at least the floor; the
+   * plain window's quantile where that product is not a safe integer (a going rate above 2^53).
+   */
+  private scaledQuantile(ratios: OrderStatisticWindow, level: number, plain: OrderStatisticWindow): U64 {
+    const n = ratios.length
+    const need = n === 0 ? 0 : Math.ceil(level * n - 1e-9)
+    if (need <= 0) return this.floor
+    const p = Math.ceil((ratios.valueAt((need < n ? need : n) - 1) as number) * this.going - 1e-9)
+    if (!(p <= Number.MAX_SAFE_INTEGER)) return this.quantile(plain, level)
+    return p < (this.floor as number) ? this.floor : p
   }
 
   /** The least held value v with at least ⌈level·n⌉ of the n values ≤ v; the floor when empty or level ≤ 0. */

@@ -35,8 +35,8 @@ export const STATES = 2
 
 /** What drove a promise's current quote. */
 export interface PromiseExplain {
-  /** The expert whose quantile is served: its window, learning rate, and whether it reads only samples taken in the current state. */
-  expert: { window: number; learning_rate: number; conditioned: boolean }
+  /** The expert whose quantile is served: its window, learning rate, whether it reads only samples taken in the current state, and whether it reads samples scaled by the going rate. */
+  expert: { window: number; learning_rate: number; conditioned: boolean; scaled: boolean }
   /** The chain state the quote was made in (`calm`: the newest block was not full). */
   state: 'calm' | 'busy'
   /** The expert's own level 1 − α and the outer correction added to it. */
@@ -54,4 +54,6 @@ export interface Expert {
   w: number
   γ: number
   conditioned: boolean
+  /** Reads the samples divided by the chain's going rate when each was quoted, and quotes the going rate now times their quantile. */
+  scaled: boolean
 }
