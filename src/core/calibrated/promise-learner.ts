@@ -35,7 +35,7 @@ const LEVEL_BLOCKS = 3
  * Candès 2022) over a grid of (window, γ), each either marginal (every recent k-block minimum
  * cutoff), conditioned on the chain's state (only the samples taken after a block in the same
  * state: a calm chain after a burst is calm again, and its calm samples say so at once), or
- * scaled by the going rate (each sample divided by the median cutoff of the newest
+ * scaled by the going rate (the largest window only; each sample divided by the median cutoff of the newest
  * `LEVEL_BLOCKS` full blocks when it was quoted; the quote is today's going rate times their
  * quantile, so a market whose price level drifts or switches is priced at its level now). Each
  * expert runs its own ACI level on its own quotes; the expert served is the one with the least
@@ -56,7 +56,7 @@ const LEVEL_BLOCKS = 3
  * no overpayment where no lower price exists. Gated on d ≤ `FLOOR_GATE`·γ_o, so that the misses
  * it causes raise d and switch it off; the bound above does not depend on the rule.
  *
- * Deterministic. Memory: per distinct k, |windows| × (2 + 2 states) windows of at most the
+ * Deterministic. Memory: per distinct k, |windows| × (1 + 2 states) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
  * windows and O(promises · experts) for the updates.
  */
@@ -89,8 +89,8 @@ export class PromiseLearner extends PromiseLedger {
   private readonly expertRate: Float64Array
   private readonly expertWindow: Int32Array
   private readonly expertKind: Uint8Array
-  /** scaledWindows[x][w]: the k-block minima divided by the going rate when they were quoted. */
-  private readonly scaledWindows: OrderStatisticWindow[][]
+  /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
+  private readonly scaledWindows: OrderStatisticWindow[]
   /** The newest full blocks' cutoffs; their median is the going rate. */
   private readonly recentFull = createWindow(LEVEL_BLOCKS)
   private fullSeq = 0
@@ -120,7 +120,8 @@ export class PromiseLearner extends PromiseLedger {
     this.maxRate = Math.max(...this.learningRates)
     const experts: Expert[] = []
     for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned, scaled: false })
-    for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned: false, scaled: true })
+    // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
+    for (const γ of this.learningRates) experts.push({ w: this.windows.length - 1, γ, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
     this.maxK = Math.max(1, ...this.ks)
     this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
@@ -131,7 +132,7 @@ export class PromiseLearner extends PromiseLedger {
     this.expertRate = Float64Array.from(experts, (e) => e.γ)
     this.expertWindow = Int32Array.from(experts, (e) => e.w)
     this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
-    this.scaledWindows = this.ks.map(() => this.windows.map((w) => createWindow(w)))
+    this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
     this.levelRing = new Float64Array(this.maxK + 1).fill(levelOf(options.floor))
     this.going = levelOf(options.floor)
     this.stateRing = new Uint8Array(this.maxK + 1)
@@ -167,13 +168,12 @@ export class PromiseLearner extends PromiseLedger {
       const conditional = (this.conditional[x] as OrderStatisticWindow[][])[s] as OrderStatisticWindow[]
       // flagged: the floor alone met this sample (the floor rule reads the share in O(1))
       const atFloor = v <= this.floor
-      const scaled = this.scaledWindows[x] as OrderStatisticWindow[]
-      const ratio = Number(v) / (j - k < 0 ? levelOf(this.floor) : (this.levelRing[(j - k) % (this.maxK + 1)] as number))
       for (let w = 0; w < this.windows.length; w++) {
         ;(marginal[w] as OrderStatisticWindow).push(v, j, atFloor)
         ;(conditional[w] as OrderStatisticWindow).push(v, seq, atFloor)
-        ;(scaled[w] as OrderStatisticWindow).push(ratio, j, atFloor)
       }
+      const ratio = Number(v) / (j - k < 0 ? levelOf(this.floor) : (this.levelRing[(j - k) % (this.maxK + 1)] as number))
+      ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
     for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
     this.state = req === 0 ? 0 : 1
@@ -214,13 +214,19 @@ export class PromiseLearner extends PromiseLedger {
   }
 
   /**
-   * True when the floor alone met promise i on the chosen expert's samples: at least ⌈q·n⌉ of
-   * them at the floor. Such a promise is quoted at the floor (no lower price exists).
+   * True when the floor alone met promise i on the recent samples: the floor rule is quoting the
+   * floor (its share of all recent samples is not significantly below q), or at least ⌈q·n⌉ of
+   * the chosen expert's samples were at the floor. No lower price exists to offer.
    */
   floorBound(i: number): boolean {
+    if (this.floorRule[i] === 1) return true
     const e = this.chosen[i] as number
-    if (this.windowOf(i, e).length === 0) return false
-    return this.expertPrice(i, e, (this.promises[i] as TierPromise).q) <= this.floor
+    const ex = this.experts[e] as Expert
+    // a scaled expert's samples are ratios: whether the floor met them is read off the same samples unscaled
+    const w = ex.scaled ? ((this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow) : this.windowOf(i, e)
+    const n = w.length
+    if (n === 0) return false
+    return w.valueAt(Math.max(1, Math.ceil((this.promises[i] as TierPromise).q * n - 1e-9)) - 1) <= this.floor
   }
 
   /**
@@ -276,7 +282,7 @@ export class PromiseLearner extends PromiseLedger {
   clear(): void {
     for (const ws of this.marginal) for (const w of ws) w.clear()
     for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
-    for (const ws of this.scaledWindows) for (const w of ws) w.clear()
+    for (const w of this.scaledWindows) w.clear()
     this.recentFull.clear()
     this.fullSeq = 0
     this.going = levelOf(this.floor)
@@ -301,7 +307,7 @@ export class PromiseLearner extends PromiseLedger {
     const x = this.kIndex[i] as number
     const ex = this.experts[e] as Expert
     const marginal = (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
-    if (ex.scaled) return (this.scaledWindows[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
+    if (ex.scaled) return this.scaledWindows[x] as OrderStatisticWindow
     if (!ex.conditioned) return marginal
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
     return w.length === 0 ? marginal : w
@@ -345,12 +351,12 @@ export class PromiseLearner extends PromiseLedger {
     const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[]
     const windows = this.expertWindow
     const kinds = this.expertKind
-    const scaled = this.scaledWindows[x] as OrderStatisticWindow[]
+    const scaled = this.scaledWindows[x] as OrderStatisticWindow
     let best = 0
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
       if (kinds[e] === SCALED) {
-        quotes[e] = this.scaledQuantile(scaled[wi] as OrderStatisticWindow, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
+        quotes[e] = this.scaledQuantile(scaled, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
         if ((loss[e] as number) < (loss[best] as number)) best = e
         continue
       }
@@ -391,7 +397,7 @@ export class PromiseLearner extends PromiseLedger {
     const x = this.kIndex[i] as number
     const ex = this.experts[e] as Expert
     if (!ex.scaled) return this.quantile(this.windowOf(i, e), level)
-    return this.scaledQuantile((this.scaledWindows[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow, level, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow)
+    return this.scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, level, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow)
   }
 
   /**
