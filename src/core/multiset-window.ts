@@ -25,7 +25,8 @@ export function compare(an: number, ab: bigint | undefined, bn: number, bb: bigi
 export abstract class MultisetWindow implements OrderStatisticWindow {
   readonly capacity: number
   private readonly slotNum: Float64Array
-  private readonly slotBig: (bigint | undefined)[]
+  /** Exact bigints of the values above 2^53 by slot; allocated when the first one is pushed. */
+  private slotBig: (bigint | undefined)[] | null = null
   private readonly slotFlag: Uint8Array
   /** Values held; `add` runs before it is incremented. */
   protected count = 0
@@ -35,7 +36,6 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
   constructor(capacity: number) {
     this.capacity = capacity
     this.slotNum = new Float64Array(capacity)
-    this.slotBig = new Array<bigint | undefined>(capacity).fill(undefined)
     this.slotFlag = new Uint8Array(capacity)
   }
 
@@ -62,9 +62,10 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     const b = typeof value === 'bigint' ? value : undefined
     const n = b === undefined ? (value as number) : Number(b)
     const slot = seq % this.capacity
+    if (b !== undefined && this.slotBig === null) this.slotBig = new Array<bigint | undefined>(this.capacity).fill(undefined)
     if (this.count === this.capacity) {
       const on = this.slotNum[slot] as number
-      const ob = this.slotBig[slot]
+      const ob = this.slotBig === null ? undefined : this.slotBig[slot]
       this.flagged -= this.slotFlag[slot] as number
       if (compare(on, ob, n, b) !== 0) this.replace(on, ob, n, b)
     } else {
@@ -72,7 +73,7 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
       this.count++
     }
     this.slotNum[slot] = n
-    this.slotBig[slot] = b
+    if (this.slotBig !== null) this.slotBig[slot] = b
     this.slotFlag[slot] = flag ? 1 : 0
     this.flagged += flag ? 1 : 0
     this.last = seq
@@ -87,7 +88,7 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     const b = typeof v === 'bigint' ? v : undefined
     for (let s = this.last - this.count + 1; s <= this.last; s++) {
       const slot = s % this.capacity
-      if (this.slotNum[slot] === n && this.slotBig[slot] === b) return s
+      if (this.slotNum[slot] === n && (this.slotBig === null ? undefined : this.slotBig[slot]) === b) return s
     }
     throw new Error('window invariant broken: the value of a rank is not held')
   }

@@ -33,6 +33,8 @@ export function blockRequirement(priced: PricedBlock): Requirement {
  * `target` strategy learns from.
  */
 export function cutoffPrice(req: Requirement, floor: U64): U64 {
+  // a number requirement is a safe integer, below 2^64: skip the mixed number/bigint comparison, which is slow
+  if (typeof req === 'number') return (req < floor ? floor : req) as U64
   if (req > U64_MAX) return U64_MAX
   return (req < floor ? floor : req) as U64
 }

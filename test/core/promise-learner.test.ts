@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 
@@ -41,6 +42,22 @@ describe('PromiseLearner', () => {
     expect(above / 1500).toBeLessThanOrEqual(0.01)
   })
 
+  it('keeps a promise the floor keeps at the floor whatever the state, and leaves the floor once the floor clearly fails', () => {
+    // full blocks at 500 come in pairs, one pair in 12 blocks: the floor meets 0.8 within 1 block
+    // at 10 of 12 submission points, though after a pair's first block it never does
+    const reqs = Array.from({ length: 1500 }, (_, i) => (i % 12 < 2 ? 501 : 0))
+    const l = new PromiseLearner([{ k: 1, q: 0.8 }], { floor: 100 })
+    const quotes = run(l, reqs).map(([p]) => p as number)
+    expect(quotes.slice(500).every((p) => p === 100)).toBe(true)
+    expect(l.explain(0).floor_bound).toBe(true)
+    // a chain where the floor meets 0.8 within 1 only half the time (after each full block): the
+    // blocks after a calm one are priced often enough to keep 0.8
+    const busy = new PromiseLearner([{ k: 1, q: 0.8 }], { floor: 100 })
+    const priced = run(busy, Array.from({ length: 1500 }, (_, i) => (i % 2 === 0 ? 501 : 0))).map(([p]) => p as number)
+    expect(priced.slice(500).filter((p) => p > 100).length).toBeGreaterThan(200)
+    expect(busy.coverage(0).rate as number).toBeGreaterThanOrEqual(0.79)
+  })
+
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
     // calm chain, with a 30-block burst at 2,000 every 300 blocks: 0.9 within 1 needs the burst priced
     const reqs = Array.from({ length: 3000 }, (_, i) => (i % 300 < 30 ? 2001 : 0))
@@ -54,6 +71,33 @@ describe('PromiseLearner', () => {
     expect(rate).toBeLessThanOrEqual(0.98)
     expect(quotes.some((p) => p >= 2001)).toBe(true)
     expect(l.explain(0).state).toBe('calm')
+  })
+
+  it('prices a drifting market at its going rate: cheaper than a plain window quantile at the same promise', () => {
+    // every block full; the going rate swings between 1,000 and 3,000 over 1,500 blocks, each block ±10% around it
+    const reqs = Array.from({ length: 4500 }, (_, i) => Math.round((2000 - 1000 * Math.cos((2 * Math.PI * i) / 1500)) * (0.9 + 0.2 * (((i * 7919) % 101) / 100))))
+    const cost = (quoter: { observe(r: number): void; quote(i: number): U64; serve(i: number, p: U64): void }) => {
+      let paid = 0
+      let hits = 0
+      let prev: number | null = null
+      for (const r of reqs) {
+        if (prev !== null && prev >= r) {
+          hits++
+          paid += prev - r
+        }
+        quoter.observe(r)
+        prev = quoter.quote(0) as number
+        quoter.serve(0, prev)
+      }
+      return { overpay: paid / hits, coverage: hits / (reqs.length - 1) }
+    }
+    const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
+    const l = cost(learner)
+    const aci = cost(new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
+    expect(l.coverage).toBeGreaterThanOrEqual(0.89)
+    expect(aci.coverage).toBeGreaterThanOrEqual(0.88)
+    expect(l.overpay).toBeLessThan(0.8 * aci.overpay)
+    expect(learner.explain(0).expert.scaled).toBe(true)
   })
 
   it('explains which expert and state drove a quote', () => {

@@ -1,18 +1,10 @@
 import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
-import { SuffixMin } from '../suffix-min.js'
 import type { U64 } from '../u64.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
+import { PromiseLedger, type Coverage } from './promise-ledger.js'
 
-/** The online coverage of one promise: outcomes already observed (k blocks after each quote). */
-export interface Coverage {
-  /** Quotes whose outcome is known. */
-  evaluated: number
-  /** Of those, how many would have been included within k blocks. */
-  included: number
-  /** `included / evaluated`, or `null` before the first outcome. */
-  rate: number | null
-}
+export type { Coverage }
 
 /**
  * Prices a set of promises "included within k blocks with probability at least q" from block
@@ -42,46 +34,19 @@ export interface Coverage {
  * Cost per block: O(|distinct k| · log W) for the windows plus O(promises); memory
  * O(W · |distinct k| + Σ k).
  */
-export class ConformalQuotes {
-  readonly promises: readonly TierPromise[]
+export class ConformalQuotes extends PromiseLedger {
   readonly window: number
   readonly learningRate: number
-  readonly floor: U64
-  private readonly ks: number[]
+  /** One window per distinct k (indexed like `ks`). */
   private readonly windows: OrderStatisticWindow[]
-  /** Index into `ks`/`windows` of each promise's k. */
-  private readonly kIndex: number[]
-  private readonly reqs: SuffixMin<Requirement>
   private readonly alpha: Float64Array
-  /** served[i][t mod (k_i + 1)]: the price served for promise i after block t. */
-  private readonly served: U64[][]
-  private readonly evaluated: Float64Array
-  private readonly included: Float64Array
-  /** Σ of what the clamp added to α at the bottom / took off at the top, divided by γ (outcome units). */
-  private readonly forgivenMisses: Float64Array
-  private readonly forgivenHits: Float64Array
-  private blocks = 0
 
   constructor(promises: readonly TierPromise[], window: number, learningRate: number, floor: U64) {
-    this.promises = Object.freeze(promises.map((p) => Object.freeze({ ...p })))
+    super(promises, floor)
     this.window = window
     this.learningRate = learningRate
-    this.floor = floor
-    this.ks = [...new Set(promises.map((p) => p.k))].sort((a, b) => a - b)
     this.windows = this.ks.map(() => createWindow(window))
-    this.kIndex = promises.map((p) => this.ks.indexOf(p.k))
-    this.reqs = new SuffixMin<Requirement>(Math.max(1, ...this.ks))
     this.alpha = Float64Array.from(promises, (p) => 1 - p.q)
-    this.served = promises.map((p) => new Array<U64>(p.k + 1).fill(floor))
-    this.evaluated = new Float64Array(promises.length)
-    this.included = new Float64Array(promises.length)
-    this.forgivenMisses = new Float64Array(promises.length)
-    this.forgivenHits = new Float64Array(promises.length)
-  }
-
-  /** Blocks observed so far. */
-  get length(): number {
-    return this.blocks
   }
 
   /**
@@ -90,12 +55,10 @@ export class ConformalQuotes {
    * then `serve` with the prices actually served.
    */
   observe(req: Requirement): void {
-    const j = this.blocks++
-    this.reqs.push(req)
+    const j = this.advance(req)
     for (let x = 0; x < this.ks.length; x++) {
-      const k = this.ks[x] as number
-      if (j + 1 < k) continue
-      ;(this.windows[x] as OrderStatisticWindow).push(cutoffPrice(this.reqs.min(k), this.floor), j, false)
+      if (j + 1 < (this.ks[x] as number)) continue
+      ;(this.windows[x] as OrderStatisticWindow).push(cutoffPrice(this.reqs.min(this.ks[x] as number), this.floor), j, false)
     }
     const γ = this.learningRate
     for (let i = 0; i < this.promises.length; i++) {
@@ -103,18 +66,9 @@ export class ConformalQuotes {
       const t = j - k
       if (t < 0) continue
       const slack = γ * (k + 1)
-      const price = (this.served[i] as U64[])[t % (k + 1)] as U64
-      const covered = price >= this.reqs.min(k)
-      this.evaluated[i] = (this.evaluated[i] as number) + 1
-      if (covered) this.included[i] = (this.included[i] as number) + 1
-      const a = (this.alpha[i] as number) + γ * (1 - q - (covered ? 0 : 1))
-      if (a < -slack) {
-        this.forgivenMisses[i] = (this.forgivenMisses[i] as number) + (-slack - a) / γ
-        this.alpha[i] = -slack
-      } else if (a > 1 + slack) {
-        this.forgivenHits[i] = (this.forgivenHits[i] as number) + (a - 1 - slack) / γ
-        this.alpha[i] = 1 + slack
-      } else this.alpha[i] = a
+      const covered = this.servedAt(i, t) >= this.reqs.min(k)
+      // a miss moves α down; the clamp at −γ(k+1) forgives misses, at 1 + γ(k+1) hits
+      this.alpha[i] = this.settleOutcome(i, covered, this.alpha[i] as number, γ * (1 - q - (covered ? 0 : 1)), -slack, 1 + slack, γ, false)
     }
   }
 
@@ -128,22 +82,9 @@ export class ConformalQuotes {
     return w.valueAt(Math.min(n, need) - 1)
   }
 
-  /** Records the price served for promise i after the newest block (scored k blocks later). */
-  serve(i: number, price: U64): void {
-    const k = (this.promises[i] as TierPromise).k
-    ;(this.served[i] as U64[])[(this.blocks - 1) % (k + 1)] = price
-  }
-
   /** Promise i's current quantile level 1 − α_i (the raw level: above 1 means "beyond the window's maximum"). */
   level(i: number): number {
     return 1 - (this.alpha[i] as number)
-  }
-
-  /** Outcomes observed so far for promise i. */
-  coverage(i: number): Coverage {
-    const evaluated = this.evaluated[i] as number
-    const included = this.included[i] as number
-    return { evaluated, included, rate: evaluated === 0 ? null : included / evaluated }
   }
 
   /**
@@ -153,7 +94,7 @@ export class ConformalQuotes {
    * term within (1 + 2γ(k+1))/(γT).
    */
   forgiven(i: number): { misses: number; hits: number } {
-    return { misses: this.forgivenMisses[i] as number, hits: this.forgivenHits[i] as number }
+    return this.forgivenOf(i)
   }
 
   /** Samples in promise i's window. */
@@ -177,15 +118,9 @@ export class ConformalQuotes {
   /** Forgets everything (levels back to 1 − q). */
   clear(): void {
     for (const w of this.windows) w.clear()
-    this.reqs.clear()
     this.promises.forEach((p, i) => {
       this.alpha[i] = 1 - p.q
-      ;(this.served[i] as U64[]).fill(this.floor)
     })
-    this.evaluated.fill(0)
-    this.included.fill(0)
-    this.forgivenMisses.fill(0)
-    this.forgivenHits.fill(0)
-    this.blocks = 0
+    this.clearLedger()
   }
 }

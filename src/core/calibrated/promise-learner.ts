@@ -1,19 +1,43 @@
 import type { TierPromise } from './calibrated-config.js'
-import type { Coverage } from './conformal-quotes.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
-import { SuffixMin } from '../suffix-min.js'
 import type { U64 } from '../u64.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
+import { PromiseLedger } from './promise-ledger.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
 
 export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type PromiseLearnerOptions }
 
 /**
+ * How far below q the floor's share of recent samples may fall, in standard errors, before the
+ * floor rule gives up the floor: two, so sampling noise on a promise the floor keeps does not
+ * push quotes above the floor, while a floor that clearly fails is left.
+ */
+const FLOOR_TEST_Z = 2
+
+/**
+ * The floor rule runs while the outer offset is at most this many outcomes above its start
+ * (offset ≤ FLOOR_GATE·γ_o): the misses it causes beyond 1 − q raise the offset and switch it
+ * off, so it can overdraw the promise by at most this many misses (plus those in flight) before
+ * the ensemble prices the promise and pays them back.
+ */
+const FLOOR_GATE = 20
+
+/**
+ * The chain's going rate, which the scaled experts divide by, is the median cutoff of this many
+ * newest full blocks: recent enough to follow a drifting or switching market within a few
+ * blocks, and a median so that one outlier block does not set it.
+ */
+const LEVEL_BLOCKS = 3
+
+/**
  * Prices a set of promises "included within k blocks with probability at least q" at the
  * lowest price that keeps them: an ensemble of adaptive-conformal experts (DtACI-style, Gibbs &
  * Candès 2022) over a grid of (window, γ), each either marginal (every recent k-block minimum
- * cutoff) or conditioned on the chain's state (only the samples taken after a block in the same
- * state: a calm chain after a burst is calm again, and its calm samples say so at once). Each
+ * cutoff), conditioned on the chain's state (only the samples taken after a block in the same
+ * state: a calm chain after a burst is calm again, and its calm samples say so at once), or
+ * scaled by the going rate (the largest window only; each sample divided by the median cutoff of the newest
+ * `LEVEL_BLOCKS` full blocks when it was quoted; the quote is today's going rate times their
+ * quantile, so a market whose price level drifts or switches is priced at its level now). Each
  * expert runs its own ACI level on its own quotes; the expert served is the one with the least
  * discounted pinball loss at q (the proper score of a q-quantile: it charges overpayment at
  * 1 − q and a miss at q, so the cheapest expert that keeps the promise wins).
@@ -27,31 +51,52 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * (The hits of calm stretches push d down; they are spent as cheaper quotes in busy ones, which is
  * how the promise is kept at q rather than over-kept.)
  *
- * Floor rule: while d ≤ 0, a promise is quoted at the floor whenever the floor met it on the
- * recent samples of the current state and on all recent samples (the largest window): no
- * overpayment where no lower price exists. Gated on d ≤ 0 so that misses it causes raise d and
- * switch it off, which keeps the bound above.
+ * Floor rule: a promise is quoted at the floor whenever the floor's share of all recent samples
+ * (the largest window) is not significantly below q (`floorKeeps`), whatever the current state:
+ * no overpayment where no lower price exists. Gated on d ≤ `FLOOR_GATE`·γ_o, so that the misses
+ * it causes raise d and switch it off; the bound above does not depend on the rule.
  *
- * Deterministic. Memory: per distinct k, |windows| × (1 + 2 states) windows of at most the
+ * Deterministic. Memory: per distinct k, |windows| × (1 + 2 states) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
  * windows and O(promises · experts) for the updates.
  */
-export class PromiseLearner {
-  readonly promises: readonly TierPromise[]
-  readonly floor: U64
+/** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
+const MARGINAL = 0
+const CONDITIONED = 1
+const SCALED = 2
+
+/** A price as a positive going rate to divide by (at least 1, so a zero floor divides safely). */
+function levelOf(price: U64): number {
+  const n = Number(price)
+  return n < 1 ? 1 : n
+}
+
+export class PromiseLearner extends PromiseLedger {
   readonly windows: readonly number[]
   readonly learningRates: readonly number[]
   readonly outerRate: number
   readonly discount: number
   private readonly maxRate: number
   private readonly experts: readonly Expert[]
-  private readonly ks: number[]
-  private readonly kIndex: number[]
   /** marginal[x][w], conditional[x][state][w]. */
   private readonly marginal: OrderStatisticWindow[][]
   private readonly conditional: OrderStatisticWindow[][][]
   private readonly condSeq: Int32Array
-  private readonly reqs: SuffixMin<Requirement>
+  /** Per distinct k, the newest k-block minimum requirement and its cutoff price (set by `observe` before the settlements read them). */
+  private readonly minAt: Requirement[]
+  private readonly cutAt: Float64Array
+  /** The experts' grid as flat arrays (the hot loops read these, not the objects). */
+  private readonly expertRate: Float64Array
+  private readonly expertWindow: Int32Array
+  private readonly expertKind: Uint8Array
+  /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
+  private readonly scaledWindows: OrderStatisticWindow[]
+  /** The newest full blocks' cutoffs; their median is the going rate. */
+  private readonly recentFull = createWindow(LEVEL_BLOCKS)
+  private fullSeq = 0
+  /** The going rate after the newest block, and levelRing[t mod (maxK + 1)] after block t. */
+  private going: number
+  private readonly levelRing: Float64Array
   /** state[t mod (maxK + 1)]: the chain state after block t. */
   private readonly stateRing: Uint8Array
   private readonly maxK: number
@@ -64,33 +109,32 @@ export class PromiseLearner {
   /** Whether promise i's newest quote is the floor because the floor keeps it on the recent state. */
   private readonly floorRule: Uint8Array
   private readonly quoted: U64[]
-  private readonly served: U64[][]
-  private readonly evaluated: Float64Array
-  private readonly included: Float64Array
-  /** What the outer clamp took off the offset at the top / added at the bottom, divided by γ_o (outcome units). */
-  private readonly forgivenMisses: Float64Array
-  private readonly forgivenHits: Float64Array
-  private blocks = 0
   private state: ChainState = 0
 
   constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
-    this.promises = Object.freeze(promises.map((p) => Object.freeze({ ...p })))
-    this.floor = options.floor
+    super(promises, options.floor)
     this.windows = Object.freeze([...(options.windows ?? PROMISE_LEARNER_DEFAULTS.windows)])
     this.learningRates = Object.freeze([...(options.learningRates ?? PROMISE_LEARNER_DEFAULTS.learningRates)])
     this.outerRate = options.outerRate ?? PROMISE_LEARNER_DEFAULTS.outerRate
     this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
     this.maxRate = Math.max(...this.learningRates)
     const experts: Expert[] = []
-    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned })
+    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned, scaled: false })
+    // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
+    for (const γ of this.learningRates) experts.push({ w: this.windows.length - 1, γ, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
-    this.ks = [...new Set(promises.map((p) => p.k))].sort((a, b) => a - b)
-    this.kIndex = promises.map((p) => this.ks.indexOf(p.k))
     this.maxK = Math.max(1, ...this.ks)
     this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
     this.conditional = this.ks.map(() => Array.from({ length: STATES }, () => this.windows.map((w) => createWindow(w))))
     this.condSeq = new Int32Array(this.ks.length * STATES)
-    this.reqs = new SuffixMin<Requirement>(this.maxK)
+    this.minAt = this.ks.map(() => 0)
+    this.cutAt = new Float64Array(this.ks.length)
+    this.expertRate = Float64Array.from(experts, (e) => e.γ)
+    this.expertWindow = Int32Array.from(experts, (e) => e.w)
+    this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
+    this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
+    this.levelRing = new Float64Array(this.maxK + 1).fill(levelOf(options.floor))
+    this.going = levelOf(options.floor)
     this.stateRing = new Uint8Array(this.maxK + 1)
     this.alpha = promises.map((p) => new Float64Array(experts.length).fill(1 - p.q))
     this.loss = promises.map(() => new Float64Array(experts.length))
@@ -99,16 +143,6 @@ export class PromiseLearner {
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.quoted = promises.map(() => options.floor)
-    this.served = promises.map((p) => new Array<U64>(p.k + 1).fill(options.floor))
-    this.evaluated = new Float64Array(promises.length)
-    this.included = new Float64Array(promises.length)
-    this.forgivenMisses = new Float64Array(promises.length)
-    this.forgivenHits = new Float64Array(promises.length)
-  }
-
-  /** Blocks observed so far. */
-  get length(): number {
-    return this.blocks
   }
 
   /**
@@ -118,45 +152,43 @@ export class PromiseLearner {
    * Call `quote` next, then `serve` with the prices actually served.
    */
   observe(req: Requirement): void {
-    const j = this.blocks++
-    this.reqs.push(req)
+    const j = this.advance(req)
     for (let x = 0; x < this.ks.length; x++) {
       const k = this.ks[x] as number
       if (j + 1 < k) continue
       // m_k(j − k): what a quote made after block j − k needed; j − k = −1 is the point before any block (calm)
-      const v = cutoffPrice(this.reqs.min(k), this.floor)
+      const m = this.reqs.min(k)
+      const v = cutoffPrice(m, this.floor)
+      this.minAt[x] = m
+      this.cutAt[x] = Number(v)
       const s = j - k < 0 ? 0 : (this.stateRing[(j - k) % (this.maxK + 1)] as number)
       const seq = (this.condSeq[x * STATES + s] as number) + 1
       this.condSeq[x * STATES + s] = seq
       const marginal = this.marginal[x] as OrderStatisticWindow[]
       const conditional = (this.conditional[x] as OrderStatisticWindow[][])[s] as OrderStatisticWindow[]
+      // flagged: the floor alone met this sample (the floor rule reads the share in O(1))
+      const atFloor = v <= this.floor
       for (let w = 0; w < this.windows.length; w++) {
-        ;(marginal[w] as OrderStatisticWindow).push(v, j, false)
-        ;(conditional[w] as OrderStatisticWindow).push(v, seq, false)
+        ;(marginal[w] as OrderStatisticWindow).push(v, j, atFloor)
+        ;(conditional[w] as OrderStatisticWindow).push(v, seq, atFloor)
       }
+      const ratio = Number(v) / (j - k < 0 ? levelOf(this.floor) : (this.levelRing[(j - k) % (this.maxK + 1)] as number))
+      ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
     for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
     this.state = req === 0 ? 0 : 1
     this.stateRing[j % (this.maxK + 1)] = this.state
+    if (req !== 0) {
+      this.recentFull.push(cutoffPrice(req, this.floor), this.fullSeq++, false)
+      this.going = levelOf(this.recentFull.valueAt(this.recentFull.length >> 1))
+    }
+    this.levelRing[j % (this.maxK + 1)] = this.going
     for (let i = 0; i < this.promises.length; i++) this.price(i, j)
   }
 
   /** Promise i's price for the newest block (at least the floor). O(1). */
   quote(i: number): U64 {
     return this.quoted[i] as U64
-  }
-
-  /** Records the price served for promise i after the newest block (its outcome moves the outer offset k blocks later). */
-  serve(i: number, price: U64): void {
-    const k = (this.promises[i] as TierPromise).k
-    ;(this.served[i] as U64[])[(this.blocks - 1) % (k + 1)] = price
-  }
-
-  /** Outcomes of the served prices observed so far for promise i. */
-  coverage(i: number): Coverage {
-    const evaluated = this.evaluated[i] as number
-    const included = this.included[i] as number
-    return { evaluated, included, rate: evaluated === 0 ? null : included / evaluated }
   }
 
   /**
@@ -166,7 +198,8 @@ export class PromiseLearner {
    * 1 − q whatever the data. Misses are forgiven only while even the window's maximum missed.
    */
   calibration(i: number): { offset: number; forgiven_misses: number; forgiven_hits: number } {
-    return { offset: this.offset[i] as number, forgiven_misses: this.forgivenMisses[i] as number, forgiven_hits: this.forgivenHits[i] as number }
+    const forgiven = this.forgivenOf(i)
+    return { offset: this.offset[i] as number, forgiven_misses: forgiven.misses, forgiven_hits: forgiven.hits }
   }
 
   /** The served level of promise i: the chosen expert's 1 − α plus the outer offset (above 1: beyond the window's maximum). */
@@ -181,11 +214,16 @@ export class PromiseLearner {
   }
 
   /**
-   * True when the floor alone met promise i on the chosen expert's samples: at least ⌈q·n⌉ of
-   * them at the floor. Such a promise is quoted at the floor (no lower price exists).
+   * True when the floor alone met promise i on the recent samples: the floor rule is quoting the
+   * floor (its share of all recent samples is not significantly below q), or at least ⌈q·n⌉ of
+   * the chosen expert's samples were at the floor. No lower price exists to offer.
    */
   floorBound(i: number): boolean {
-    const w = this.windowOf(i, this.chosen[i] as number)
+    if (this.floorRule[i] === 1) return true
+    const e = this.chosen[i] as number
+    const ex = this.experts[e] as Expert
+    // a scaled expert's samples are ratios: whether the floor met them is read off the same samples unscaled
+    const w = ex.scaled ? ((this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow) : this.windowOf(i, e)
     const n = w.length
     if (n === 0) return false
     return w.valueAt(Math.max(1, Math.ceil((this.promises[i] as TierPromise).q * n - 1e-9)) - 1) <= this.floor
@@ -199,14 +237,18 @@ export class PromiseLearner {
    * at worst (a binary search over the order statistics).
    */
   probabilityOf(i: number, price: U64): number | null {
-    const w = this.windowOf(i, this.chosen[i] as number)
+    const e = this.chosen[i] as number
+    const w = this.windowOf(i, e)
     const n = w.length
     if (n === 0) return null
+    // a scaled expert's samples are ratios to the going rate: compare the price's ratio
+    const scaled = (this.experts[e] as Expert).scaled
+    const bar: U64 = scaled ? Number(price) / this.going : price
     let lo = 0
     let hi = n
     while (lo < hi) {
       const mid = (lo + hi) >> 1
-      if (w.valueAt(mid) <= price) lo = mid + 1
+      if (w.valueAt(mid) <= bar) lo = mid + 1
       else hi = mid
     }
     const raise = Math.max(0, (this.promises[i] as TierPromise).q - Math.max(0, this.level(i)))
@@ -220,14 +262,14 @@ export class PromiseLearner {
   priceAt(i: number, q: number): U64 {
     const own = (this.promises[i] as TierPromise).q
     if (this.floorRule[i] === 1 && q <= own) return this.floor
-    return this.quantile(this.windowOf(i, this.chosen[i] as number), this.level(i) + q - own)
+    return this.expertPrice(i, this.chosen[i] as number, this.level(i) + q - own)
   }
 
   /** Which expert and state drove promise i's quote. */
   explain(i: number): PromiseExplain {
     const e = this.experts[this.chosen[i] as number] as Expert
     return {
-      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned },
+      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned, scaled: e.scaled },
       state: this.state === 0 ? 'calm' : 'busy',
       level: 1 - ((this.alpha[i] as Float64Array)[this.chosen[i] as number] as number),
       offset: this.offset[i] as number,
@@ -240,24 +282,23 @@ export class PromiseLearner {
   clear(): void {
     for (const ws of this.marginal) for (const w of ws) w.clear()
     for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
+    for (const w of this.scaledWindows) w.clear()
+    this.recentFull.clear()
+    this.fullSeq = 0
+    this.going = levelOf(this.floor)
+    this.levelRing.fill(this.going)
     this.condSeq.fill(0)
-    this.reqs.clear()
     this.stateRing.fill(0)
     this.promises.forEach((p, i) => {
       ;(this.alpha[i] as Float64Array).fill(1 - p.q)
       ;(this.loss[i] as Float64Array).fill(0)
       for (const row of this.expertQuotes[i] as U64[][]) row.fill(this.floor)
-      ;(this.served[i] as U64[]).fill(this.floor)
       this.quoted[i] = this.floor
     })
     this.offset.fill(0)
     this.chosen.fill(0)
     this.floorRule.fill(0)
-    this.evaluated.fill(0)
-    this.included.fill(0)
-    this.forgivenMisses.fill(0)
-    this.forgivenHits.fill(0)
-    this.blocks = 0
+    this.clearLedger()
     this.state = 0
   }
 
@@ -266,6 +307,7 @@ export class PromiseLearner {
     const x = this.kIndex[i] as number
     const ex = this.experts[e] as Expert
     const marginal = (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
+    if (ex.scaled) return this.scaledWindows[x] as OrderStatisticWindow
     if (!ex.conditioned) return marginal
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
     return w.length === 0 ? marginal : w
@@ -275,34 +317,28 @@ export class PromiseLearner {
     const { k, q } = this.promises[i] as TierPromise
     const t = j - k
     if (t < 0) return
-    const m = this.reqs.min(k)
-    const v = Number(cutoffPrice(m, this.floor))
+    const x = this.kIndex[i] as number
+    const m = this.minAt[x] as Requirement
+    const v = this.cutAt[x] as number
     const alpha = this.alpha[i] as Float64Array
     const loss = this.loss[i] as Float64Array
     const quotes = (this.expertQuotes[i] as U64[][])[t % (k + 1)] as U64[]
     const λ = this.discount
-    for (let e = 0; e < this.experts.length; e++) {
+    const rates = this.expertRate
+    for (let e = 0; e < rates.length; e++) {
       const p = quotes[e] as U64
-      const covered = p >= m
-      const γ = (this.experts[e] as Expert).γ
+      const miss = p >= m ? 0 : 1
+      const γ = rates[e] as number
       const slack = γ * (k + 1)
-      alpha[e] = Math.min(1 + slack, Math.max(-slack, (alpha[e] as number) + γ * (1 - q - (covered ? 0 : 1))))
+      alpha[e] = Math.min(1 + slack, Math.max(-slack, (alpha[e] as number) + γ * (1 - q - miss)))
       const d = v - Number(p)
       loss[e] = λ * (loss[e] as number) + (d > 0 ? q * d : (q - 1) * d)
     }
-    const price = (this.served[i] as U64[])[t % (k + 1)] as U64
-    const covered = price >= m
-    this.evaluated[i] = (this.evaluated[i] as number) + 1
-    if (covered) this.included[i] = (this.included[i] as number) + 1
+    const covered = this.servedAt(i, t) >= m
     const limit = this.offsetLimit(k)
-    const d = (this.offset[i] as number) + this.outerRate * ((covered ? 0 : 1) - (1 - q))
-    if (d > limit) {
-      this.forgivenMisses[i] = (this.forgivenMisses[i] as number) + (d - limit) / this.outerRate
-      this.offset[i] = limit
-    } else if (d < -limit) {
-      this.forgivenHits[i] = (this.forgivenHits[i] as number) + (-limit - d) / this.outerRate
-      this.offset[i] = -limit
-    } else this.offset[i] = d
+    const step = this.outerRate * ((covered ? 0 : 1) - (1 - q))
+    // a miss moves d up; the clamp at +limit forgives misses, at −limit hits
+    this.offset[i] = this.settleOutcome(i, covered, this.offset[i] as number, step, -limit, limit, this.outerRate, true)
   }
 
   private price(i: number, j: number): void {
@@ -313,34 +349,68 @@ export class PromiseLearner {
     const x = this.kIndex[i] as number
     const marginal = this.marginal[x] as OrderStatisticWindow[]
     const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[]
+    const windows = this.expertWindow
+    const kinds = this.expertKind
+    const scaled = this.scaledWindows[x] as OrderStatisticWindow
     let best = 0
-    for (let e = 0; e < this.experts.length; e++) {
-      const ex = this.experts[e] as Expert
-      let w = marginal[ex.w] as OrderStatisticWindow
-      if (ex.conditioned) {
-        const c = conditional[ex.w] as OrderStatisticWindow
+    for (let e = 0; e < windows.length; e++) {
+      const wi = windows[e] as number
+      if (kinds[e] === SCALED) {
+        quotes[e] = this.scaledQuantile(scaled, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
+        if ((loss[e] as number) < (loss[best] as number)) best = e
+        continue
+      }
+      let w = marginal[wi] as OrderStatisticWindow
+      if (kinds[e] === CONDITIONED) {
+        const c = conditional[wi] as OrderStatisticWindow
         if (c.length > 0) w = c
       }
-      quotes[e] = this.quantile(w, 1 - (alpha[e] as number))
+      // the quantile at level 1 − α (see `quantile`), inlined: this loop is the learner's hot path
+      const n = w.length
+      const need = n === 0 ? 0 : Math.ceil((1 - (alpha[e] as number)) * n - 1e-9)
+      quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
       if ((loss[e] as number) < (loss[best] as number)) best = e
     }
     this.chosen[i] = best
-    this.floorRule[i] = (this.offset[i] as number) <= 0 && this.floorKeeps(i) ? 1 : 0
-    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.quantile(this.windowOf(i, best), 1 - (alpha[best] as number) + (this.offset[i] as number))
+    this.floorRule[i] = (this.offset[i] as number) <= FLOOR_GATE * this.outerRate && this.floorKeeps(i) ? 1 : 0
+    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
   }
 
   /**
-   * The floor keeps promise i on the recent state: at least ⌈q·n⌉ of the samples taken in the
-   * current state (the largest window), and of all recent samples, were at the floor.
+   * The floor keeps promise i on the recent samples: the share of all recent samples (the largest
+   * window) the floor alone met is not significantly below q, i.e. at least
+   * q − z·√(q(1 − q)/n) with z = `FLOOR_TEST_Z`. A promise the floor keeps over the long run
+   * then stays at the floor through sampling noise and short busy stretches, and one it does not
+   * keep leaves it once the evidence is clear; the outer offset's gate bounds what the rule can
+   * cost meanwhile. O(1): the window counts its floor samples.
    */
   private floorKeeps(i: number): boolean {
-    const x = this.kIndex[i] as number
-    const last = this.windows.length - 1
+    const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
+    const n = w.length
+    if (n === 0) return false
     const q = (this.promises[i] as TierPromise).q
-    const cond = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[last] as OrderStatisticWindow
-    const marginal = (this.marginal[x] as OrderStatisticWindow[])[last] as OrderStatisticWindow
-    const keeps = (w: OrderStatisticWindow) => w.length > 0 && w.valueAt(Math.max(1, Math.ceil(q * w.length - 1e-9)) - 1) <= this.floor
-    return keeps(cond) && keeps(marginal)
+    return w.flaggedCount >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+  }
+
+  /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */
+  private expertPrice(i: number, e: number, level: number): U64 {
+    const x = this.kIndex[i] as number
+    const ex = this.experts[e] as Expert
+    if (!ex.scaled) return this.quantile(this.windowOf(i, e), level)
+    return this.scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, level, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow)
+  }
+
+  /**
+   * The going rate times the ratios' quantile at `level`, rounded up, at least the floor; the
+   * plain window's quantile where that product is not a safe integer (a going rate above 2^53).
+   */
+  private scaledQuantile(ratios: OrderStatisticWindow, level: number, plain: OrderStatisticWindow): U64 {
+    const n = ratios.length
+    const need = n === 0 ? 0 : Math.ceil(level * n - 1e-9)
+    if (need <= 0) return this.floor
+    const p = Math.ceil((ratios.valueAt((need < n ? need : n) - 1) as number) * this.going - 1e-9)
+    if (!(p <= Number.MAX_SAFE_INTEGER)) return this.quantile(plain, level)
+    return p < (this.floor as number) ? this.floor : p
   }
 
   /** The least held value v with at least ⌈level·n⌉ of the n values ≤ v; the floor when empty or level ≤ 0. */

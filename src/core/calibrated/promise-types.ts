@@ -15,15 +15,16 @@ export interface PromiseLearnerOptions {
 }
 
 /**
- * Defaults: windows 120 and 1,000, γ 0.005 and 0.05, outer γ 0.005, loss discount 0.995 (chosen
+ * Defaults: windows 120 and 1,000, γ 0.005 and 0.05, outer γ 0.005, loss discount 0.999 (chosen
  * by `bench/calibration.ts`: a finer grid of 4 windows × 3 rates paid about the same and cost
- * three times as much per block).
+ * three times as much per block; a loss memory of about 1,000 blocks lets a stationary chain
+ * settle on its best expert instead of chasing the last few hundred blocks' noise).
  */
 export const PROMISE_LEARNER_DEFAULTS = Object.freeze({
   windows: Object.freeze([120, 1000]),
   learningRates: Object.freeze([0.005, 0.05]),
   outerRate: 0.005,
-  discount: 0.995,
+  discount: 0.999,
 })
 
 /** The chain's state after a block, as the learner conditions on it: 0 calm (the block was not full), 1 busy (it was). */
@@ -34,8 +35,8 @@ export const STATES = 2
 
 /** What drove a promise's current quote. */
 export interface PromiseExplain {
-  /** The expert whose quantile is served: its window, learning rate, and whether it reads only samples taken in the current state. */
-  expert: { window: number; learning_rate: number; conditioned: boolean }
+  /** The expert whose quantile is served: its window, learning rate, whether it reads only samples taken in the current state, and whether it reads samples scaled by the going rate. */
+  expert: { window: number; learning_rate: number; conditioned: boolean; scaled: boolean }
   /** The chain state the quote was made in (`calm`: the newest block was not full). */
   state: 'calm' | 'busy'
   /** The expert's own level 1 − α and the outer correction added to it. */
@@ -53,4 +54,6 @@ export interface Expert {
   w: number
   γ: number
   conditioned: boolean
+  /** Reads the samples divided by the chain's going rate when each was quoted, and quotes the going rate now times their quantile. */
+  scaled: boolean
 }
