@@ -34,7 +34,7 @@ describe('GET /v1/gas/explain: the driver of each calibrated tier', () => {
         const driver = body.calibrated.tiers[tier].driver
         expect(driver, tier).toEqual(JSON.parse(JSON.stringify(want[tier].driver)))
         expect(Object.keys(driver).sort()).toEqual(['expert', 'floor_bound', 'level', 'offset', 'samples', 'state'])
-        expect(Object.keys(driver.expert as object).sort()).toEqual(['conditioned', 'learning_rate', 'window'])
+        expect(Object.keys(driver.expert as object).sort()).toEqual(['conditioned', 'learning_rate', 'scaled', 'window'])
         expect(['calm', 'busy']).toContain(driver.state)
       }
     } finally {
