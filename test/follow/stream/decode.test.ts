@@ -138,6 +138,15 @@ describe('hand-written stream decoder', () => {
     expect(decodeTransaction(new Uint8Array(cases[4] as number[])).version).toBe('18446744073709551615')
   })
 
+  it('decodes UTF-8 strings short and long as protobuf-es does, a leading U+FEFF kept as text', () => {
+    for (const text of ['\uFEFFa', 'é', `{"name":"${'ü€😀'.repeat(40)}"}`, '\uFEFF'.repeat(50), 'x'.repeat(64), 'x'.repeat(65)]) {
+      const b = new Uint8Array(len(7, len(1, utf8(text))))
+      const t = decodeTransaction(b)
+      expect(t).toStrictEqual(reference(b))
+      expect(t.txnData.case === 'blockMetadata' && t.txnData.value.id).toBe(text)
+    }
+  })
+
   it('refuses malformed bytes with a WireFormatError naming the fault, never a partial message', () => {
     const bad: [number[], RegExp][] = [
       [[...tag(2, 0), 0x80], /varint cut short/],
@@ -148,6 +157,7 @@ describe('hand-written stream decoder', () => {
       [[...tag(3, 0), 1], /field 3 has wire type 0/], // a message field as a varint
       [[...tag(2, 2), 1, 1], /field 2 has wire type 2/], // a uint64 as bytes
       [[...len(7, len(1, [0xc3, 0x28]))], /not valid UTF-8/],
+      [[...len(7, len(1, [...utf8('x'.repeat(80)), 0xed, 0xa0, 0x80]))], /not valid UTF-8/], // a long string holding a UTF-16 surrogate
       [[...tag(2, 0), ...new Array(10).fill(0xff), 1], /varint longer than 10 bytes/],
       [[...tag(99, 3), ...tag(98, 4)], /group 99 closed by end-group 98/],
       [[...tag(99, 4)], /unexpected end-group/],

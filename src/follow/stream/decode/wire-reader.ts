@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer'
 
 /** Wire types of the protobuf binary format (protobuf.dev/programming-guides/encoding). */
 export const VARINT = 0
@@ -24,6 +23,12 @@ export class WireFormatError extends Error {
     this.offset = offset
   }
 }
+
+/** Strings up to this many bytes are checked for ASCII in JS; longer ones go to `UTF8`. */
+const SHORT_STRING = 64
+
+/** Strict UTF-8, as proto3 strings must be (protobuf-es's decoder throws too); a leading U+FEFF is text. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /** Groups nest at most this deep when skipped (protobuf-es's default recursion limit). */
 const MAX_GROUP_DEPTH = 100
@@ -147,14 +152,19 @@ export class WireReader {
     const buf = this.buf
     const start = this.pos
     this.pos = stop
-    let i = start
-    while (i < stop && (buf[i] as number) < 0x80) i++
-    if (i === stop) return buf.toString('latin1', start, stop)
-    if (!isUtf8(buf.subarray(start, stop))) {
-      this.pos = start
-      this.fail('string field is not valid UTF-8')
+    // A short string is checked for ASCII here, cheaper than a call out; a long one (event
+    // data, resources: JSON text) is validated and decoded in one pass by the fatal decoder.
+    if (stop - start <= SHORT_STRING) {
+      let i = start
+      while (i < stop && (buf[i] as number) < 0x80) i++
+      if (i === stop) return buf.toString('latin1', start, stop)
     }
-    return buf.toString('utf8', start, stop)
+    try {
+      return UTF8.decode(buf.subarray(start, stop))
+    } catch {
+      this.pos = start
+      return this.fail('string field is not valid UTF-8')
+    }
   }
 
   bytes(end: number): Uint8Array {
