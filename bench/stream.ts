@@ -1,33 +1,44 @@
 /**
- * Transaction Stream ingest benchmark (`npm run bench -- stream`): blocks/s of
- * `ingestFromStream` from a local stream server (bench/stream-server.ts, a child process) into
- * SQLite, beside `ingest --input` of the same chain file (`ingestJsonLines`) and `--from-node`
- * (`ingestFromNode`) against a local `serve` of the same chain (bench/follow-server.ts), each
- * into a fresh SQLite ledger, in the same rounds so their ratios share the machine's load. Then
- * the peak RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
+ * Transaction Stream ingest benchmark (`npm run bench -- stream`): wall time of
+ * `ingestFromStream` from a local stream server (bench/stream-server.ts, a child process) into a
+ * fresh ledger, beside `ingest --input` of the same chain file (`ingestJsonLines`) and, for
+ * SQLite, `--from-node` (`ingestFromNode`) against a local `serve` of the same chain
+ * (bench/follow-server.ts, a child process), in the same rounds (order rotating each round) so
+ * each round's ratios share the machine's load. Then PostgreSQL, stream against file (the tests'
+ * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts), and the peak
+ * RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
  *
  *   npx tsx bench/stream.ts [--rounds 3] [--data data/chain.jsonl]
  *
- * Prints markdown tables; writes bench/results/stream.json.
+ * Writes bench/results/stream.json in the shape of bench/results.ts.
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { openLedger } from '../src/cli/open-store.js'
 import { ingestFromNode } from '../src/follow/ingest-node.js'
 import { ingestFromStream } from '../src/follow/stream/ingest-stream.js'
 import { ingestJsonLines } from '../src/ledger/ingest.js'
-import { SqliteStore } from '../src/ledger/sqlite/sqlite-store.js'
-import { median } from './median.js'
+import type { BatchAppendStore } from '../src/ledger/store/store.js'
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
+import { SAMPLE } from './processes.js'
+import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, data: { type: 'string', default: join(here, '..', 'data', 'chain.jsonl') } } })
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, data: { type: 'string', default: SAMPLE } } })
 const ROUNDS = Number(values.rounds)
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: expected a positive integer, got ${values.rounds}`)
 const DATA = values.data as string
 const BLOCKS = readFileSync(DATA, 'utf8').split('\n').filter((l) => l.length > 0).length
 const scratch = mkdtempSync(join(tmpdir(), 'ledger-gas-bench-stream-'))
+const group = startGroup(
+  'stream',
+  'Transaction Stream ingest: stream against file and REST polling',
+  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1).`,
+  'warm',
+  ROUNDS,
+)
 
 function reply<T>(child: ChildProcess, key: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -48,73 +59,116 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited
 }
 
-let n = 0
-function freshStore(): SqliteStore {
-  return SqliteStore.open(join(scratch, `b${n++}.db`), { chainId: 4 })
+type Case = (store: BatchAppendStore) => Promise<number>
+
+interface Runs {
+  /** Wall seconds per round. */
+  wall: number[]
+  /** CPU seconds of this process per round (the servers, in their own processes, not counted). */
+  cpu: number[]
 }
 
-async function timed(run: (store: SqliteStore) => Promise<number>): Promise<{ ms: number; blocks: number }> {
-  const store = freshStore()
-  try {
-    const t0 = performance.now()
-    const blocks = await run(store)
-    return { ms: performance.now() - t0, blocks }
-  } finally {
-    store.close()
+/** `rounds` rounds (after one warm-up) of each case into a fresh ledger from `open`. */
+async function measure(cases: Record<string, Case>, open: () => Promise<BatchAppendStore>): Promise<Record<string, Runs>> {
+  const names = Object.keys(cases)
+  const runs: Record<string, Runs> = Object.fromEntries(names.map((k) => [k, { wall: [], cpu: [] }]))
+  for (let r = -1; r < ROUNDS; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + Math.max(r, 0)) % names.length] as string
+      const store = await open()
+      try {
+        const c0 = process.cpuUsage()
+        const t0 = performance.now()
+        const blocks = await (cases[name] as Case)(store)
+        const wall = (performance.now() - t0) / 1000
+        const c = process.cpuUsage(c0)
+        if (blocks !== BLOCKS) throw new Error(`${name} appended ${blocks} of ${BLOCKS} blocks`)
+        if (r >= 0) {
+          runs[name]?.wall.push(wall)
+          runs[name]?.cpu.push((c.user + c.system) / 1e6)
+        }
+      } finally {
+        await store.close()
+      }
+    }
+    if (r >= 0) console.error(`  round ${r + 1}/${ROUNDS} done`)
   }
+  return runs
 }
 
-const streamChild = fork(join(here, 'stream-server.ts'), [DATA], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-const nodeChild = fork(join(here, 'follow-server.ts'), [DATA, String(BLOCKS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+const streamChild = fork(join(import.meta.dirname, 'stream-server.ts'), [DATA], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+const nodeChild = fork(join(import.meta.dirname, 'follow-server.ts'), [DATA, String(BLOCKS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
 const stream = await reply<{ url: string; last_version: string; bytes: number }>(streamChild, 'url')
 const node = await reply<{ url: string; height: number }>(nodeChild, 'url')
+const fromStream: Case = (s) => ingestFromStream({ endpoint: stream.url, store: s, startingVersion: 1, toVersion: stream.last_version }).then((r) => r.appended)
+const fromFile: Case = (s) => ingestJsonLines(DATA, s).then((r) => r.appended)
+const fromNode: Case = (s) => ingestFromNode({ url: node.url, store: s, once: true, startHeight: 1 }).then((r) => r.appended)
+const chainNote = `${DATA.endsWith(join('data', 'chain.jsonl')) ? 'the sample chain' : DATA}, ${BLOCKS} blocks, ${(stream.bytes / 2 ** 20).toFixed(1)} MiB of proto transactions`
 
-const cases = {
-  file: (s: SqliteStore) => ingestJsonLines(DATA, s).then((r) => r.appended),
-  stream: (s: SqliteStore) => ingestFromStream({ endpoint: stream.url, store: s, startingVersion: 1, toVersion: stream.last_version }).then((r) => r.appended),
-  node: (s: SqliteStore) => ingestFromNode({ url: node.url, store: s, once: true, startHeight: 1 }).then((r) => r.appended),
-}
-type Case = keyof typeof cases
-const runs: Record<Case, number[]> = { file: [], stream: [], node: [] }
-const vsFile: number[] = []
-const vsNode: number[] = []
-const load0 = loadavg()[0] as number
-for (let r = -1; r < ROUNDS; r++) {
-  const ms: Partial<Record<Case, number>> = {}
-  for (const c of Object.keys(cases) as Case[]) {
-    const { ms: t, blocks } = await timed(cases[c])
-    if (blocks !== BLOCKS) throw new Error(`${c} appended ${blocks} of ${BLOCKS} blocks`)
-    ms[c] = t
+const rows: Row[] = []
+let n = 0
+const sqlite = await measure({ stream: fromStream, file: fromFile, node: fromNode }, async () => (await openLedger(join(scratch, `b${n++}.db`), { readonly: false, chainId: 4 })).store)
+const STREAM_SIDE = 'ingestFromStream from a local stream server'
+const FILE_SIDE = 'ingestJsonLines of the chain file (ingest --input)'
+const NODE_SIDE = 'ingestFromNode against a local serve (--from-node)'
+/** The rows of one store: wall time against each baseline (with its target), then this process's CPU time against the file. */
+function rowsOf(store: string, runs: Record<string, Runs>, note: string): Row[] {
+  const s = runs.stream as Runs
+  const out: Row[] = []
+  for (const [key, name, max] of [['file', FILE_SIDE, 1.25], ['node', NODE_SIDE, 0.1]] as const) {
+    const other = runs[key]
+    if (other === undefined) continue
+    const b = [baseline(name, other.wall, s.wall)]
+    out.push({ case: `stream → ${store}, against ${key === 'file' ? 'the file' : 'REST polling'}`, metric: 'wall s', project: { name: STREAM_SIDE, spread: spread(s.wall) }, baselines: b, target: target(max, b), note })
   }
-  if (r < 0) continue // warm-up: JIT, connections, page cache
-  for (const c of Object.keys(cases) as Case[]) runs[c].push(ms[c] as number)
-  vsFile.push((ms.file as number) / (ms.stream as number))
-  vsNode.push((ms.node as number) / (ms.stream as number))
-  console.error(`  round ${r + 1}/${ROUNDS} done`)
+  const cpu = [baseline(FILE_SIDE, (runs.file as Runs).cpu, s.cpu)]
+  out.push({ case: `stream → ${store}, against the file, CPU`, metric: 'CPU s (the ingesting process)', project: { name: STREAM_SIDE, spread: spread(s.cpu) }, baselines: cpu, note: `${note}; the stream server's CPU is not counted, as a hosted stream's is not` })
+  return out
+}
+rows.push(...rowsOf('SQLite', sqlite, chainNote))
+await stop(nodeChild)
+
+let pgs: TestPostgres | undefined
+let skippedPostgres: string | undefined
+try {
+  pgs = await startTestPostgres()
+} catch (error) {
+  skippedPostgres = `no PostgreSQL: DATABASE_URL is not set and the embedded server did not start (${(error as Error).message.split('\n')[0]})`
+}
+if (pgs !== undefined) {
+  try {
+    const url = await pgs.createDatabase()
+    const server = pgs
+    const open = async () => (await openLedger(`${url}${url.includes('?') ? '&' : '?'}schema=${await server.createSchema(url)}`, { readonly: false, chainId: 4 })).store
+    const pg = await measure({ stream: fromStream, file: fromFile }, open)
+    rows.push(...rowsOf('PostgreSQL', pg, `${chainNote}; the tests' embedded PostgreSQL (fsync off) or DATABASE_URL's`))
+  } finally {
+    await pgs.close()
+  }
 }
 
-const rssChild = fork(join(here, 'stream-rss-child.ts'), [stream.url, stream.last_version, '25'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--import', 'tsx', '--expose-gc'] })
+const rssChild = fork(join(import.meta.dirname, 'stream-rss-child.ts'), [stream.url, stream.last_version, '25'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--import', 'tsx', '--expose-gc'] })
 const rss = await reply<{ baseline_rss: number; peak_rss: number; blocks: number }>(rssChild, 'peak_rss')
 await stop(streamChild)
-await stop(nodeChild)
 rmSync(scratch, { recursive: true, force: true })
+const mb = (b: number) => b / 2 ** 20
+rows.push({
+  case: 'peak RSS, writer slower than the stream (25 ms per commit, 100 transactions per response)',
+  metric: 'peak RSS MB',
+  project: { name: 'ingestFromStream into SQLite, default flow-control window', spread: spread([mb(rss.peak_rss)]) },
+  baselines: [],
+  note: `${rss.blocks} blocks; the process held ${mb(rss.baseline_rss).toFixed(1)} MB before the ingest while the stream served ${mb(stream.bytes).toFixed(1)} MiB`,
+})
+if (skippedPostgres !== undefined) rows.push({ case: 'stream → PostgreSQL, against the file', metric: 'wall s', project: { name: STREAM_SIDE, spread: spread([]) }, baselines: [], note: `skipped: ${skippedPostgres}` })
 
-const rows = (Object.keys(cases) as Case[]).map((c) => ({ case: c, blocks: BLOCKS, median_ms: Number(median(runs[c]).toFixed(1)), blocks_per_sec: Math.round((BLOCKS * 1000) / median(runs[c])) }))
-const result = {
-  date: new Date().toISOString(),
-  node: process.version,
-  loadavg_1m_at_start: load0,
-  rounds: ROUNDS,
-  chain: DATA,
-  rows,
-  stream_vs_file: Number(median(vsFile).toFixed(2)),
-  stream_vs_node: Number(median(vsNode).toFixed(2)),
-  targets: { stream_vs_file: 0.8, stream_vs_node: 10 },
-  slow_writer: { commit_delay_ms: 25, batch_size: 100, blocks: rss.blocks, stream_bytes: stream.bytes, baseline_rss_mb: Number((rss.baseline_rss / 2 ** 20).toFixed(1)), peak_rss_mb: Number((rss.peak_rss / 2 ** 20).toFixed(1)) },
+const result = group.finish(rows)
+const x = (r: number) => `${r.toFixed(2)}x`
+console.log('\n| case | metric | stream (median, min–max) | baseline | time ratio (median, min–max) | target |\n|---|---|---|---|---|---|')
+for (const r of rows) {
+  const p = r.project.spread
+  const b = r.baselines[0]
+  const cell = (s: { median: number; min: number; max: number }, f: (v: number) => string) => `${f(s.median)} (${f(s.min)}–${f(s.max)})`
+  console.log(`| ${r.case} | ${r.metric} | ${cell(p, (v) => v.toFixed(3))} | ${b === undefined ? '' : b.spread.median.toFixed(3)} | ${b === undefined ? '' : cell(b.ratio, x)} | ${r.target === undefined ? '' : `≤ ${r.target.max_ratio} ${r.target.met ? 'met' : 'NOT met'}`} |`)
 }
-console.log('\n| source | blocks | median ms | blocks/s |\n|---|---:|---:|---:|')
-for (const r of rows) console.log(`| ${r.case} | ${r.blocks} | ${r.median_ms} | ${r.blocks_per_sec} |`)
-console.log(`\nstream ÷ file (speed): ${result.stream_vs_file}x (target ≥ 0.8); stream ÷ node: ${result.stream_vs_node}x (target ≥ 10); median of per-round ratios, load ${load0.toFixed(2)}`)
-console.log(`slow writer (25 ms per commit): peak RSS ${result.slow_writer.peak_rss_mb} MB from ${result.slow_writer.baseline_rss_mb} MB while the stream held ${(stream.bytes / 2 ** 20).toFixed(1)} MB of transactions`)
-mkdirSync(join(here, 'results'), { recursive: true })
-writeFileSync(join(here, 'results', 'stream.json'), `${JSON.stringify(result, null, 2)}\n`)
+console.log(`\nload average ${result.load_average.start.toFixed(2)} → ${result.load_average.end.toFixed(2)}; peak RSS ${mb(rss.peak_rss).toFixed(1)} MB`)
+console.error(`wrote ${writeResult(result)}`)

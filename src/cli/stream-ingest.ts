@@ -3,6 +3,7 @@ import { ingestFromStream, type StreamAppend } from '../follow/stream/ingest-str
 import { probeChainId } from '../follow/stream/probe-chain-id.js'
 import { sleep } from '../follow/sleep.js'
 import { LedgerUnavailableError } from '../ledger/store/database-error.js'
+import { MemoryStore, type MemoryLoadOptions } from '../ledger/memory-store.js'
 import type { BatchAppendStore } from '../ledger/store/store.js'
 import { intFlag } from './args.js'
 import { UsageError } from './errors.js'
@@ -114,18 +115,31 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
 }
 
 /**
- * The ledger of `serve --follow-stream URL`: the `--db` ledger opened for writing, fed from the
- * stream. Its `watch` starts the ingest and reports each new height; a stream or database that
- * stays unreachable is followed again after a pause, any other failure (a refused key, another
- * chain) stops following with a line on the log while the server goes on serving what it has.
+ * The ledger of `serve --follow-stream URL`: the `--db` ledger opened for writing, else memory
+ * (empty, or `--data` loaded as `load` says) with the chain id the stream serves (asked of it
+ * first, so the read API names the stream's chain), fed from the stream. Its `watch` starts the
+ * ingest and reports each new height; a stream or database that stays unreachable is followed
+ * again after a pause, any other failure (a refused key, another chain) stops following with a
+ * line on the log while the server goes on serving what it has.
+ *
+ * @throws StreamUnavailableError, StreamResponseError when the stream cannot name its chain id (memory only).
  */
-export async function openStreamFollowing(url: string, db: string | undefined, apiKey: string | undefined, log: (line: string) => void): Promise<OpenedLedger> {
-  if (db === undefined) throw new UsageError('--follow-stream appends to a ledger: give it --db FILE|URL')
-  const opened = await openLedger(db, { readonly: false })
-  const store: BatchAppendStore = opened.store
+export async function openStreamFollowing(url: string, db: string | undefined, apiKey: string | undefined, log: (line: string) => void, data?: string | undefined, load: MemoryLoadOptions = {}): Promise<OpenedLedger> {
+  let store: BatchAppendStore
+  let source: string
+  if (db !== undefined) {
+    const opened = await openLedger(db, { readonly: false })
+    store = opened.store
+    source = opened.source
+  } else {
+    const chainId = await probeChainId(url, apiKey)
+    const options = chainId === null ? {} : { chainId }
+    store = data === undefined ? new MemoryStore(options) : await MemoryStore.fromJsonLines(data, { ...load, ...options })
+    source = store.path
+  }
   return {
     store,
-    source: `${opened.source}, following the stream ${url}`,
+    source: `${source}, following the stream ${url}`,
     watch: (onHeight) => {
       const controller = new AbortController()
       const run = (async () => {

@@ -84,8 +84,9 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
                         included) to --db (this process is its writer) or to memory (empty,
                         or --data), continuing from the ledger's newest block
   --follow-stream URL   append an Aptos Transaction Stream's new blocks (https://host:443 or
-                        http://host:port) to --db, this process being its writer; the key from
-                        --stream-api-key (${envName('stream-api-key')})
+                        http://host:port) to --db (this process is its writer) or to memory
+                        (empty, or --data, taking the stream's chain id), continuing from the
+                        ledger's newest block; the key from --stream-api-key (${envName('stream-api-key')})
   --port N              TCP port, 0 for any free one (default 8080)
   --host ADDR           interface to listen on (default 127.0.0.1)
   --header-prefix P     prefix of the ledger headers, e.g. X-APTOS- (default X-NODE-)
@@ -169,7 +170,8 @@ export const run: Command = async (args, io) => {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     // Loaded only here: gRPC is a heavy import that other serve modes need not pay for at startup.
     const { openStreamFollowing } = await import('../stream-ingest.js')
-    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log))
+    if (flags.data !== undefined) await checkInput(flags.data, 'data')
+    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log, flags.data, load))
   } else if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     readiness = new Readiness()

@@ -1,7 +1,10 @@
-import { create, fromBinary, toBinary } from '@bufbuild/protobuf'
+import { create, toBinary } from '@bufbuild/protobuf'
 import * as grpc from '@grpc/grpc-js'
+import { decodeTransactionsResponse } from './decode/transaction.js'
+import { WireFormatError } from './decode/wire-reader.js'
 import type { StreamEndpoint } from './endpoint.js'
-import { GetTransactionsRequestSchema, TransactionsResponseSchema, type TransactionsResponse } from './gen/aptos/indexer/v1/raw_data_pb.js'
+import { StreamResponseError } from './errors.js'
+import { GetTransactionsRequestSchema, type TransactionsResponse } from './gen/aptos/indexer/v1/raw_data_pb.js'
 
 /** The method path of `aptos.indexer.v1.RawData/GetTransactions`. */
 export const GET_TRANSACTIONS = '/aptos.indexer.v1.RawData/GetTransactions'
@@ -11,6 +14,15 @@ export const GET_TRANSACTIONS = '/aptos.indexer.v1.RawData/GetTransactions'
  * limit); a few mainnet transactions are megabytes of write set, so the cap is generous.
  */
 const MAX_RECEIVE_BYTES = 256 * 1024 * 1024
+
+/**
+ * HTTP/2 flow-control window of the connection and of each call, by default. HTTP/2's own
+ * 64 KiB lets the server run only that far ahead of the reader, so while the writer commits
+ * one response the next one trickles in a window update at a time, each a round trip to the
+ * server. A window of a few responses lets the next one arrive during the commit; it is also
+ * the most a stalled reader leaves unread in flight, so memory stays bounded by it.
+ */
+export const DEFAULT_FLOW_CONTROL_WINDOW = 8 * 1024 * 1024
 
 /** One `GetTransactions` call: its responses in order, and a way to end it early. */
 export interface TransactionsCall {
@@ -37,15 +49,26 @@ export interface TransactionsRequest {
 export class StreamClient {
   readonly #client: grpc.Client
   readonly #metadata: grpc.Metadata
+  readonly #endpoint: string
 
-  constructor(endpoint: StreamEndpoint, apiKey: string | undefined) {
+  constructor(endpoint: StreamEndpoint, apiKey: string | undefined, flowControlWindow: number = DEFAULT_FLOW_CONTROL_WINDOW) {
     const credentials = endpoint.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()
-    this.#client = new grpc.Client(endpoint.target, credentials, { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES, 'grpc.keepalive_time_ms': 60_000 })
+    this.#client = new grpc.Client(endpoint.target, credentials, {
+      'grpc.max_receive_message_length': MAX_RECEIVE_BYTES,
+      'grpc.keepalive_time_ms': 60_000,
+      'grpc-node.flow_control_window': flowControlWindow,
+    })
+    this.#endpoint = endpoint.url
     this.#metadata = new grpc.Metadata()
     if (apiKey !== undefined && apiKey !== '') this.#metadata.set('authorization', `Bearer ${apiKey}`)
   }
 
-  /** Starts a `GetTransactions` call. Errors surface from iterating `responses` as grpc-js `ServiceError`s. */
+  /**
+   * Starts a `GetTransactions` call. Errors surface from iterating `responses`: the call's as
+   * grpc-js `ServiceError`s, a response that is not a `TransactionsResponse` as a
+   * `StreamResponseError` (decoded here rather than in grpc-js's deserializer, which would
+   * turn it into a retried INTERNAL status: the same bytes would only come again).
+   */
   getTransactions(request: TransactionsRequest): TransactionsCall {
     const message = create(GetTransactionsRequestSchema, {
       ...(request.startingVersion === undefined ? {} : { startingVersion: String(request.startingVersion) }),
@@ -55,15 +78,29 @@ export class StreamClient {
     const call = this.#client.makeServerStreamRequest(
       GET_TRANSACTIONS,
       (m: typeof message) => Buffer.from(toBinary(GetTransactionsRequestSchema, m)),
-      (bytes: Buffer) => fromBinary(TransactionsResponseSchema, bytes),
+      (bytes: Buffer) => bytes,
       message,
       this.#metadata,
       {},
     )
-    return { responses: call as AsyncIterable<TransactionsResponse>, cancel: () => call.cancel() }
+    return { responses: decoded(call as AsyncIterable<Buffer>, this.#endpoint), cancel: () => call.cancel() }
   }
 
   close(): void {
     this.#client.close()
+  }
+}
+
+/** The responses of a call decoded (decode/transaction.ts), a malformed one refused with the endpoint named. */
+async function* decoded(responses: AsyncIterable<Buffer>, endpoint: string): AsyncGenerator<TransactionsResponse> {
+  for await (const bytes of responses) {
+    let response: TransactionsResponse
+    try {
+      response = decodeTransactionsResponse(bytes)
+    } catch (error) {
+      if (error instanceof WireFormatError) throw new StreamResponseError(endpoint, null, `a response is not a valid TransactionsResponse: ${error.message}`, { cause: error })
+      throw error
+    }
+    yield response
   }
 }

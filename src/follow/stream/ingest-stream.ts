@@ -6,7 +6,7 @@ import type { BlockJson } from '../../ledger/store/types.js'
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from '../backoff.js'
 import { sleep as defaultSleep, type Sleep } from '../sleep.js'
 import { BlockAssembler } from './assemble-blocks.js'
-import { StreamClient } from './client.js'
+import { DEFAULT_FLOW_CONTROL_WINDOW, StreamClient } from './client.js'
 import { hex } from './convert/hex.js'
 import { parseStreamEndpoint } from './endpoint.js'
 import { StreamChainError, StreamResponseError, StreamUnavailableError } from './errors.js'
@@ -33,6 +33,11 @@ export interface IngestStreamOptions {
   batchSize?: number | undefined
   /** Most blocks per commit (default 512). Each response's blocks commit before the next response is read. */
   batchBlocks?: number | undefined
+  /**
+   * HTTP/2 flow-control window in bytes (default 8 MiB, HTTP/2's minimum 65535): how far the
+   * server may run ahead of a writer that is behind, so what bounds the memory the stream holds.
+   */
+  flowControlWindow?: number | undefined
   /** Backoff between calls after a dropped or refused-for-now call; `retries` bounds calls in a row without a new block. */
   retry?: Partial<RetryPolicy> | undefined
   /** After each commit. */
@@ -107,6 +112,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
   const store = options.store
   const batchSize = BigInt(bounded('batchSize', options.batchSize ?? 1000, 1, 1000))
   const batchBlocks = bounded('batchBlocks', options.batchBlocks ?? 512, 1, 1_000_000)
+  const flowControlWindow = bounded('flowControlWindow', options.flowControlWindow ?? DEFAULT_FLOW_CONTROL_WINDOW, 65_535, 2 ** 31 - 1)
   const policy = resolveRetryPolicy(options.retry)
   const sleep = options.sleep ?? defaultSleep
   const random = options.random ?? Math.random
@@ -126,7 +132,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
     throw new InvalidConfigError('startingVersion', `${options.startingVersion} would leave a gap: the ledger ends at version ${tip.last}, so it continues from ${tip.last + 1n}`)
   }
   const summary = { appended: 0, transactions: 0, skipped: 0 }
-  const client = new StreamClient(endpoint, options.apiKey)
+  const client = new StreamClient(endpoint, options.apiKey, flowControlWindow)
   const redact = (text: string) => (options.apiKey === undefined || options.apiKey === '' ? text : text.split(options.apiKey).join('<key>'))
   let failures = 0
   try {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
@@ -106,9 +106,34 @@ describe('ledger-gas ingest --from-stream', () => {
   })
 })
 
+/** `main(args)` as a server, and the base URL it reports listening on. */
+function serveCli(args: string[], signal: AbortSignal): { run: Promise<number>; listening: Promise<string> } {
+  let stderr = ''
+  const err = new PassThrough()
+  const out = new PassThrough()
+  out.resume()
+  const listening = new Promise<string>((resolve) =>
+    err.on('data', (d: Buffer) => {
+      stderr += String(d)
+      const m = /listening on (http:\/\/\S+)\/v1/.exec(stderr)
+      if (m !== null) resolve(m[1] as string)
+    }),
+  )
+  return { run: main(args, { stdin: Readable.from(['']), stdout: out, stderr: err, signal }), listening }
+}
+
+/** The server's `/v1`, asked until its `block_height` is `want` (the stream's newest block) or 2000 tries pass. */
+async function servedTip(base: string, want: string): Promise<Record<string, unknown>> {
+  let body: Record<string, unknown> = {}
+  for (let i = 0; i < 2000 && body.block_height !== want; i++) {
+    body = (await (await fetch(`${base}/v1`)).json()) as Record<string, unknown>
+    if (body.block_height !== want) await new Promise((r) => setTimeout(r, 10))
+  }
+  return body
+}
+
 describe('ledger-gas serve --follow-stream', () => {
-  it('needs --db and refuses --follow beside it', async () => {
-    expect((await runCli(['serve', '--follow-stream', 'http://127.0.0.1:9'])).stderr).toMatch(/--follow-stream appends to a ledger: give it --db/)
+  it('refuses --follow beside it', async () => {
     expect((await runCli(['serve', '--follow-stream', 'http://127.0.0.1:9', '--follow', 'http://127.0.0.1:9/v1', '--db', db()])).code).toBe(2)
   })
 
@@ -134,14 +159,26 @@ describe('ledger-gas serve --follow-stream', () => {
     const run = main(['serve', '--db', path, '--follow-stream', server.url, '--port', '0', '--log-level', 'silent'], { stdin: Readable.from(['']), stdout: out, stderr: err, signal: controller.signal })
     const base = await listening
     const want = (blocks.at(-1) as BlockJson).block_height
-    let body: { block_height?: string } = {}
-    // Poll the server's own answer until the stream's newest block is served.
-    for (let i = 0; i < 2000 && body.block_height !== want; i++) {
-      body = (await (await fetch(`${base}/v1`)).json()) as { block_height?: string }
-      if (body.block_height !== want) await new Promise((r) => setTimeout(r, 10))
-    }
-    expect(body.block_height).toBe(want)
+    expect((await servedTip(base, want)).block_height).toBe(want)
     controller.abort()
     expect(await run).toBe(0)
+  })
+
+  it('without --db follows into memory (--data or empty) under the chain id the stream serves', async () => {
+    const { server, blocks } = await serve(10, 7)
+    const data = join(dir, 'first.jsonl')
+    writeFileSync(data, `${blocks.slice(0, 2).map((b) => JSON.stringify(b)).join('\n')}\n`)
+    const want = (blocks.at(-1) as BlockJson).block_height
+    for (const extra of [['--data', data], []]) {
+      const controller = new AbortController()
+      const { run, listening } = serveCli(['serve', ...extra, '--follow-stream', server.url, '--port', '0', '--log-level', 'silent'], controller.signal)
+      const base = await listening
+      const info = await servedTip(base, want)
+      expect(info).toMatchObject({ block_height: want, chain_id: 7 })
+      // From --data the ledger keeps its first blocks; empty, it starts at the stream's newest block.
+      expect(info.oldest_block_height).toBe(extra.length > 0 ? String(blocks[0]?.block_height) : want)
+      controller.abort()
+      expect(await run).toBe(0)
+    }
   })
 })

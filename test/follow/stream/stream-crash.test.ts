@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -24,35 +25,62 @@ function ingest(db: string, url: string, to: string, onSpawn: (kill: () => void)
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, stderr })))
 }
 
+/** The ledger's newest block and version, `null` while it has none or the file is not there yet. */
+async function tipOf(db: string): Promise<{ block_height: number; ledger_version: string } | null> {
+  try {
+    const { store } = await openLedger(db, { readonly: true })
+    try {
+      const info = await store.ledgerInfo()
+      return info === null ? null : { block_height: Number(info.block_height), ledger_version: String(info.ledger_version) }
+    } finally {
+      await store.close()
+    }
+  } catch {
+    return null
+  }
+}
+
 it('an ingest SIGKILLed mid-stream resumes to the same ledger as an uninterrupted one', async () => {
   const { blocks, chain } = sampleChain(400)
   const last = blocks.at(-1) as BlockJson
   let kill = () => {}
-  let killed = 0
-  // Kill the child when ingest call (after the chain-id probe) asks for its 21st of some 32 responses: blocks are committed (7 per
-  // commit) and more are in flight.
+  let killed = false
+  // The ingest's call (after the chain-id probe) gets 20 of some 32 responses, the last one
+  // ending inside a block, and then the stream ends; every later call is refused as
+  // UNAVAILABLE, so the ingest commits what it has and retries, with a block left open, until
+  // it is killed. (With HTTP/2's window of several responses, a kill timed on the server's
+  // sends would not tell how far the writer got.)
+  const cut = 20 * 40
   const server = await startStreamServer({
     chain,
     chainId: 4,
     maxBatchSize: 40,
     fault: ({ call, response }) => {
-      if (call === 1 && response === 20) {
-        killed++
-        kill()
-      }
-      return undefined
+      if (killed || call < 1) return undefined
+      if (call === 1) return response === 20 ? { kind: 'end' } : undefined
+      return { kind: 'fail', status: grpc.status.UNAVAILABLE, details: 'held back until the kill' }
     },
   })
+  const whole = blocks.filter((b) => BigInt(b.last_version) <= BigInt(chain.firstVersion) + BigInt(cut) - 1n).at(-1) as BlockJson
+  expect(BigInt(whole.last_version)).toBeLessThan(BigInt(chain.firstVersion) + BigInt(cut) - 1n)
   try {
     const db = join(dir, 'crash.db')
-    const first = await ingest(db, server.url, last.first_version, (k) => (kill = k))
-    expect(first.signal).toBe('SIGKILL')
-    expect(killed).toBe(1)
+    let exited: Awaited<ReturnType<typeof ingest>> | undefined
+    const first = ingest(db, server.url, last.first_version, (k) => (kill = k)).then((r) => (exited = r))
+    // Wait for the blocks of those 20 responses to be committed, then kill the child.
+    for (;;) {
+      const tip = await tipOf(db)
+      if (tip !== null && tip.ledger_version === String(whole.last_version)) break
+      if (exited !== undefined) expect({ exitedBeforeTheKill: exited, tip }).toEqual({ tip: { ledger_version: String(whole.last_version) } })
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    killed = true
+    kill()
+    expect((await first).signal).toBe('SIGKILL')
     const { store: mid } = await openLedger(db, { readonly: true })
     const atKill = await mid.ledgerInfo()
     await mid.close()
-    expect(atKill).not.toBeNull()
-    expect(BigInt(atKill?.block_height ?? 0) < BigInt(last.block_height)).toBe(true)
+    expect(atKill?.block_height).toBe(Number(whole.block_height))
     const second = await ingest(db, server.url, last.first_version)
     expect(second).toMatchObject({ code: 0, signal: null })
 
