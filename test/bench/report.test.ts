@@ -44,8 +44,9 @@ describe('bench:report', () => {
       ['ingest-sqlite', /--threads 1/],
       ['ingest-postgres', /ingest/],
       ['reads-cold', /accounts.*memory/],
-      ['serve-startup', /default load threads/],
-      ['serve-startup', /--load-threads 0/],
+      // the audit's default (2 load threads) is now `--load-threads 2`; its `--load-threads 0` is now the default
+      ['serve-startup', /--load-threads 2/],
+      ['serve-startup', /default \(no load threads\)/],
       ['estimate-cold', /estimate_gas_price/],
     ]
     for (const [group, name] of audit) {
