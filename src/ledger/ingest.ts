@@ -88,16 +88,38 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   let pending: Pending[] = []
   let pendingTxns = 0
 
+  // One batch may be committing while the next is read: a database in another process (or
+  // another thread's work) then overlaps with reading. `committing` is that batch's commit, its
+  // failure held until the next `flush` or `settle`, which keeps batches in order and stops at
+  // the first refused one.
+  let committing: Promise<void> | undefined
+  let commitFailed = false
+  const commit = async (batch: Pending[]) => {
+    const blocks = batch.map((p) => p.block)
+    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
+    try {
+      const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
+      appended += result.appended
+      if (result.appended < batch.length) throw InvalidDataError.at(file, (batch[result.appended] as Pending).line, result.refused)
+    } catch (error) {
+      commitFailed = true
+      throw error
+    }
+  }
+  const settle = async () => {
+    const running = committing
+    committing = undefined
+    await running
+  }
   const flush = async () => {
+    await settle()
     if (pending.length === 0) return
     const batch = pending
     pending = []
     pendingTxns = 0
-    const blocks = batch.map((p) => p.block)
-    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
-    const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
-    appended += result.appended
-    if (result.appended < batch.length) throw InvalidDataError.at(file, (batch[result.appended] as Pending).line, result.refused)
+    committing = commit(batch)
+    // Handled here, awaited (and thrown) by the next settle.
+    committing.catch(() => {})
   }
 
   // Every skipped line is compared with the stored block; a store that offers `blockHeaders`
@@ -170,8 +192,12 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {
-    // Keep the good blocks read before the bad line: a rerun then resumes after them.
-    await flush()
+    // Keep the good blocks read before the bad line: a rerun then resumes after them. Not past
+    // a batch that failed to commit: the blocks after it must not be appended.
+    if (!commitFailed) {
+      await flush()
+      await settle()
+    }
     throw error
   } finally {
     // A read still waiting (a stream that went quiet when the signal stopped us) would hold up
@@ -184,6 +210,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       )
   }
   await flush()
+  await settle()
   return { appended, skipped, interrupted, ledger: await retry(() => store.ledgerInfo()) }
 }
 
