@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
 import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
@@ -35,10 +36,9 @@ export interface IngestOptions extends LoadOptions {
   outage?: Omit<OutageOptions, 'signal'> | undefined
   /**
    * Worker threads that read and check the lines of a regular file while this thread writes
-   * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place.
-   * Default 0: this thread reads. Standard input and other streams are always read in place.
-   * One worker made a 154 MB chain's ingest 1.2–1.4x faster and files under about 40 MB slower,
-   * as the worker starts with a cold scanner (README, Benchmarks, Ingest).
+   * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place; 0:
+   * this thread reads. Default: `defaultIngestThreads` of the file's size. Standard input and
+   * other streams are always read in place.
    */
   threads?: number | undefined
 }
@@ -241,10 +241,26 @@ async function nextOrDue<T>(next: Promise<T>, deadline: number | undefined, sign
   }
 }
 
+/** A regular file of at least this many bytes is read on a worker thread by default (`defaultIngestThreads`). */
+export const INGEST_THREAD_BYTES = 32 << 20
+
+/**
+ * Worker threads an ingest of a regular file of `bytes` reads it on by default: one where there
+ * is a core to spare for it and the file is large enough to repay starting it (its scanner starts
+ * cold), else none. One, not more: the writer's thread, not reading, bounds an ingest once reading
+ * is off it. Both thresholds are where a worker measured faster (bench/ingest-sqlite.ts).
+ *
+ * @example defaultIngestThreads(154e6, 2) // 1
+ */
+export function defaultIngestThreads(bytes: number, cores: number = availableParallelism()): number {
+  return cores >= 2 && bytes >= INGEST_THREAD_BYTES ? 1 : 0
+}
+
 /** The lines of `source` as ingest blocks, read on worker threads or in place (`IngestOptions.threads`). */
 async function* ingestBlocks(source: string, file: string, maxTransactions: number, options: IngestOptions): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  const threads = options.threads ?? 0
-  if (threads > 0 && (await regularFileSize(source)) >= 0) {
+  const size = await regularFileSize(source)
+  const threads = size < 0 ? 0 : (options.threads ?? defaultIngestThreads(size))
+  if (threads > 0) {
     yield* ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions })
     return
   }
