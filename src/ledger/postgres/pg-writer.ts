@@ -58,6 +58,9 @@ export class PgWriter {
   #tip: LedgerTip | null = null
   /** Next sequence number of senders read or written so far; `null`: not in the ledger. */
   readonly #accounts = new Map<string, U64 | null>()
+  /** The COPY rows of the batch being written, reused: one batch is written at a time, and `copyFrom` has sent them when it settles. */
+  readonly #blockRows = new CopyText()
+  readonly #transactionRows = new CopyText()
 
   private constructor(client: pg.Client) {
     this.client = client
@@ -139,7 +142,9 @@ export class PgWriter {
    * (when the connection still answers) and is thrown; the writer is then dropped (see class).
    */
   async #write(blocks: readonly IngestBlock[], next: Map<string, U64>, channel: string, height: string): Promise<void> {
-    const { blockRows, transactionRows } = copyRows(blocks)
+    const blockRows = this.#blockRows.reset()
+    const transactionRows = this.#transactionRows.reset()
+    copyRows(blocks, blockRows, transactionRows)
     const addresses: string[] = []
     const nexts: string[] = []
     for (const [a, n] of next) {
@@ -148,8 +153,8 @@ export class PgWriter {
     }
     await this.client.query('BEGIN')
     try {
-      await copyFrom(this.client, SQL.copyBlocks, [blockRows])
-      await copyFrom(this.client, SQL.copyTransactions, [transactionRows])
+      await copyFrom(this.client, SQL.copyBlocks, [blockRows.bytes()])
+      await copyFrom(this.client, SQL.copyTransactions, [transactionRows.bytes()])
       await this.client.query({ name: 'append_accounts', text: SQL.appendAccounts, values: [addresses.join(','), nexts.join(','), channel, height] })
       await this.client.query('COMMIT')
     } catch (error) {
@@ -170,34 +175,24 @@ export class PgWriter {
 }
 
 /**
- * The rows of checked blocks in COPY's text format (`CopyText`): one per block for `blocks`, one
- * per transaction for `transactions`, with keys as `toKey` writes them.
+ * Writes the rows of checked blocks in COPY's text format: one per block into `blockRows`, one
+ * per transaction into `transactionRows`, with keys as `toKey` writes them.
  */
-function copyRows(blocks: readonly IngestBlock[]): { blockRows: Uint8Array; transactionRows: Uint8Array } {
-  let jsonBytes = 0
-  let count = 0
-  for (const { transactionJson } of blocks) {
-    count += transactionJson.length
-    for (const json of transactionJson) jsonBytes += json.length
-  }
-  const rowsOfBlocks = new CopyText(blocks.length * 200)
-  // Per transaction: its JSON, two keys of at most 20 characters, an address of 66, separators.
-  const rowsOfTransactions = new CopyText(jsonBytes + count * 120)
+function copyRows(blocks: readonly IngestBlock[], blockRows: CopyText, transactionRows: CopyText): void {
   for (const { checked: b, transactionJson } of blocks) {
     const { parsed } = b
-    rowsOfBlocks.plain(toKey(parsed.block_height)).plain(b.block_hash).plain(String(b.block_timestamp)).plain(toKey(parsed.first_version)).plain(toKey(parsed.last_version)).lastPlain(String(parsed.epoch))
+    blockRows.plain(toKey(parsed.block_height)).plain(b.block_hash).plain(String(b.block_timestamp)).plain(toKey(parsed.first_version)).plain(toKey(parsed.last_version)).lastPlain(String(parsed.epoch))
     // Versions are first_version + i (checkBlock holds each transaction to it).
     const first = BigInt(toKey(parsed.first_version))
     let e = 0
     for (let i = 0; i < transactionJson.length; i++) {
-      rowsOfTransactions.plain(String(first + BigInt(i)))
+      transactionRows.plain(String(first + BigInt(i)))
       const entry = b.entries[e]
       if (entry !== undefined && entry.index === i) {
-        rowsOfTransactions.plain(entry.address).plain(toKey(entry.sequence_number))
+        transactionRows.plain(entry.address).plain(toKey(entry.sequence_number))
         e++
-      } else rowsOfTransactions.null().null()
-      rowsOfTransactions.lastJson(transactionJson[i] as Uint8Array)
+      } else transactionRows.null().null()
+      transactionRows.lastJson(transactionJson[i] as Uint8Array)
     }
   }
-  return { blockRows: rowsOfBlocks.bytes(), transactionRows: rowsOfTransactions.bytes() }
 }
