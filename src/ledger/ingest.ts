@@ -68,8 +68,9 @@ interface Pending {
  * before), so a gap or a duplicate line is refused even where it would be skipped.
  *
  * Blocks are appended in batches sharing one database transaction (`appendBlocks`); a refused block rolls back only
- * itself, and the blocks read before any error are committed before it is thrown. A crash loses
- * at most the uncommitted batch, never part of a block.
+ * itself, and the blocks read before any error are committed before it is thrown. The next batch
+ * is read while one commits, and is written only once that one has. A crash loses at most the
+ * uncommitted batches, never part of a block.
  *
  * @throws InvalidDataError naming file, line and field.
  */
