@@ -9,8 +9,9 @@
  *
  *   npx tsx bench/ingest-sqlite.ts [--rounds 3] [--quick]   (--quick: the sample chain, one round)
  */
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { ingestBatches } from './ingest-batches.js'
 import { bare, bigChain, builtCli, groupFlags, SAMPLE, SCRATCH, timed } from './processes.js'
 import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
 
@@ -18,14 +19,14 @@ const { rounds, quick } = groupFlags(3)
 const group = startGroup(
   'ingest-sqlite',
   'ingest into SQLite: whole process against bare parse + bare insert',
-  '`ledger-gas ingest --db NEW.sqlite --input FILE` (built CLI, by default, which reads a file this large on one worker thread, and with `--threads 0`) against the sum of the bare parse script and a bare better-sqlite3 insert of the rows a reference ingest wrote (same schema and pragmas, pre-built rows, one transaction per 4096 blocks as ingest batches by default); wall time of fresh processes taking turns.',
+  '`ledger-gas ingest --db NEW.sqlite --input FILE` (built CLI, by default, which reads a file this large on one worker thread, and with `--threads 0`) against the sum of the bare parse script and a bare better-sqlite3 insert of the rows a reference ingest wrote (same schema and pragmas, pre-built rows, as many transactions as ingest makes by default: a batch closes at 4096 blocks or 20,000 transactions); wall time of fresh processes taking turns.',
   'cold',
   rounds,
 )
 const cli = builtCli()
 const file = quick ? SAMPLE : bigChain()
 const mb = statSync(file).size / 1e6
-const blocks = readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).length
+const { blocks, batches } = ingestBatches(file)
 const db = (name: string) => {
   const path = join(SCRATCH, `ingest-${name}.sqlite`)
   for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
@@ -33,12 +34,11 @@ const db = (name: string) => {
 }
 const reference = db('reference')
 await timed(process.execPath, [cli, 'ingest', '--db', reference, '--input', file])
-const batches = String(Math.ceil(blocks / 4096))
 const sides = {
   default: async () => (await timed(process.execPath, [cli, 'ingest', '--db', db('default'), '--input', file])).wall_s,
   threads0: async () => (await timed(process.execPath, [cli, 'ingest', '--db', db('threads0'), '--input', file, '--threads', '0'])).wall_s,
   parse: async () => (await timed(process.execPath, [bare('parse'), file])).wall_s,
-  insert: async () => (JSON.parse((await timed(process.execPath, [bare('sqlite-insert'), reference, db('bare'), batches])).stdout) as { insert_s: number }).insert_s,
+  insert: async () => (JSON.parse((await timed(process.execPath, [bare('sqlite-insert'), reference, db('bare'), String(batches)])).stdout) as { insert_s: number }).insert_s,
 }
 const names = Object.keys(sides) as (keyof typeof sides)[]
 const runs = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof typeof sides, number[]>
