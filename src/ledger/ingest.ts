@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
 import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
@@ -35,10 +36,9 @@ export interface IngestOptions extends LoadOptions {
   outage?: Omit<OutageOptions, 'signal'> | undefined
   /**
    * Worker threads that read and check the lines of a regular file while this thread writes
-   * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place.
-   * Default 0: this thread reads. Standard input and other streams are always read in place.
-   * One worker made a 154 MB chain's ingest 1.2–1.4x faster and files under about 40 MB slower,
-   * as the worker starts with a cold scanner (README, Benchmarks, Ingest).
+   * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place; 0:
+   * this thread reads. Default: `defaultIngestThreads` of the file's size. Standard input and
+   * other streams are always read in place.
    */
   threads?: number | undefined
 }
@@ -68,8 +68,9 @@ interface Pending {
  * before), so a gap or a duplicate line is refused even where it would be skipped.
  *
  * Blocks are appended in batches sharing one database transaction (`appendBlocks`); a refused block rolls back only
- * itself, and the blocks read before any error are committed before it is thrown. A crash loses
- * at most the uncommitted batch, never part of a block.
+ * itself, and the blocks read before any error are committed before it is thrown. The next batch
+ * is read while one commits, and is written only once that one has. A crash loses at most the
+ * uncommitted batches, never part of a block.
  *
  * @throws InvalidDataError naming file, line and field.
  */
@@ -88,16 +89,38 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   let pending: Pending[] = []
   let pendingTxns = 0
 
+  // One batch may be committing while the next is read: a database in another process (or
+  // another thread's work) then overlaps with reading. `committing` is that batch's commit, its
+  // failure held until the next `flush` or `settle`, which keeps batches in order and stops at
+  // the first refused one.
+  let committing: Promise<void> | undefined
+  let commitFailed = false
+  const commit = async (batch: Pending[]) => {
+    const blocks = batch.map((p) => p.block)
+    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
+    try {
+      const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
+      appended += result.appended
+      if (result.appended < batch.length) throw InvalidDataError.at(file, (batch[result.appended] as Pending).line, result.refused)
+    } catch (error) {
+      commitFailed = true
+      throw error
+    }
+  }
+  const settle = async () => {
+    const running = committing
+    committing = undefined
+    await running
+  }
   const flush = async () => {
+    await settle()
     if (pending.length === 0) return
     const batch = pending
     pending = []
     pendingTxns = 0
-    const blocks = batch.map((p) => p.block)
-    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
-    const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
-    appended += result.appended
-    if (result.appended < batch.length) throw InvalidDataError.at(file, (batch[result.appended] as Pending).line, result.refused)
+    committing = commit(batch)
+    // Handled here, awaited (and thrown) by the next settle.
+    committing.catch(() => {})
   }
 
   // Every skipped line is compared with the stored block; a store that offers `blockHeaders`
@@ -170,8 +193,12 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {
-    // Keep the good blocks read before the bad line: a rerun then resumes after them.
-    await flush()
+    // Keep the good blocks read before the bad line: a rerun then resumes after them. Not past
+    // a batch that failed to commit: the blocks after it must not be appended.
+    if (!commitFailed) {
+      await flush()
+      await settle()
+    }
     throw error
   } finally {
     // A read still waiting (a stream that went quiet when the signal stopped us) would hold up
@@ -184,6 +211,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       )
   }
   await flush()
+  await settle()
   return { appended, skipped, interrupted, ledger: await retry(() => store.ledgerInfo()) }
 }
 
@@ -214,10 +242,26 @@ async function nextOrDue<T>(next: Promise<T>, deadline: number | undefined, sign
   }
 }
 
+/** A regular file of at least this many bytes is read on a worker thread by default (`defaultIngestThreads`). */
+export const INGEST_THREAD_BYTES = 32 << 20
+
+/**
+ * Worker threads an ingest of a regular file of `bytes` reads it on by default: one where there
+ * is a core to spare for it and the file is large enough to repay starting it (its scanner starts
+ * cold), else none. One, not more: the writer's thread, not reading, bounds an ingest once reading
+ * is off it. Both thresholds are where a worker measured faster (bench/ingest-sqlite.ts).
+ *
+ * @example defaultIngestThreads(154e6, 2) // 1
+ */
+export function defaultIngestThreads(bytes: number, cores: number = availableParallelism()): number {
+  return cores >= 2 && bytes >= INGEST_THREAD_BYTES ? 1 : 0
+}
+
 /** The lines of `source` as ingest blocks, read on worker threads or in place (`IngestOptions.threads`). */
 async function* ingestBlocks(source: string, file: string, maxTransactions: number, options: IngestOptions): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  const threads = options.threads ?? 0
-  if (threads > 0 && (await regularFileSize(source)) >= 0) {
+  const size = await regularFileSize(source)
+  const threads = size < 0 ? 0 : (options.threads ?? defaultIngestThreads(size))
+  if (threads > 0) {
     yield* ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions })
     return
   }

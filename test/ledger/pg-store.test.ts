@@ -209,6 +209,29 @@ describe('ingestJsonLines into PgStore', { timeout: 30_000 }, () => {
     })
   })
 
+  it('transaction JSON holding backslashes, escaped quotes, line breaks, tabs and non-ASCII goes through COPY byte for byte, from a file and from appendBlocks', async () => {
+    const chain = new ChainBuilder({ height: 3, version: 60 })
+    const odd = ['f\\"q\\\\', 'tab\tnew\nline\rret\\', '\\\\N', 'é→\u2028\u0000\\']
+    const made = odd.map((arg, i) => {
+      const b = chain.block({ users: [{ sender: 5 + i }, { sender: 9 }] })
+      ;(b.transactions[1] as { payload: { arguments: unknown[] } }).payload.arguments.push(arg)
+      return b
+    })
+    for (const [name, load] of [
+      ['file', (s: PgStore) => ingestJsonLines(file('odd.jsonl', made), s)],
+      ['appendBlocks', (s: PgStore) => s.appendBlocks(made)],
+    ] as const) {
+      await using(PgStore.open(url, { schema: await freshSchema() }), async (s) => {
+        expect((await load(s)).appended, name).toBe(made.length)
+        for (const b of made) {
+          expect(await s.blockByHeight(BigInt(b.block_height), true), name).toEqual(b)
+          for (const t of b.transactions) expect(await s.transactionJsonByVersion(BigInt((t as { version: string }).version)), name).toBe(JSON.stringify(t))
+        }
+        expect(await s.accountTransactionsJson(addr(8), 0, 5), name).toEqual([JSON.stringify((made[3] as BlockJson).transactions[1])])
+      })
+    }
+  })
+
   it('a resumed ingest compares every skipped line with the stored block (a window of them per read) and appends the rest', async () => {
     const schema = await freshSchema()
     await using(PgStore.open(url, { schema }), async (s) => {

@@ -31,13 +31,24 @@ interface IngestHead {
   entries: AccountEntry[]
 }
 
-/** Collects ingest blocks into an `IngestBatch`. */
+/**
+ * Collects ingest blocks into an `IngestBatch`. The transaction JSON is copied once, into a
+ * buffer of the batch's own that `take` hands over whole (transferred, not copied again); the
+ * next batch starts in a new one of `capacity` bytes.
+ */
 export class IngestBatchWriter {
   private lines: number[] = []
   private heads: IngestHead[] = []
   private ends: number[] = []
-  private bytes = new Uint8Array(1 << 20)
+  private readonly capacity: number
+  private bytes: Uint8Array
   private size = 0
+
+  /** `capacity`: bytes a batch is expected to reach (it grows past them as needed). */
+  constructor(capacity = 1 << 20) {
+    this.capacity = capacity
+    this.bytes = new Uint8Array(capacity)
+  }
 
   get count(): number {
     return this.lines.length
@@ -62,12 +73,14 @@ export class IngestBatchWriter {
       txns: transactionJson.length,
       entries: checked.entries,
     })
+    let need = this.size
+    for (const json of transactionJson) need += json.length
+    if (need > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(2 * this.bytes.length, need))
+      grown.set(this.bytes.subarray(0, this.size))
+      this.bytes = grown
+    }
     for (const json of transactionJson) {
-      if (this.size + json.length > this.bytes.length) {
-        const grown = new Uint8Array(Math.max(2 * this.bytes.length, this.size + json.length))
-        grown.set(this.bytes.subarray(0, this.size))
-        this.bytes = grown
-      }
       this.bytes.set(json, this.size)
       this.size += json.length
       this.ends.push(this.size)
@@ -76,12 +89,12 @@ export class IngestBatchWriter {
 
   /** The batch so far, and the buffers to transfer with it; the writer starts empty again. */
   take(): { batch: IngestBatch; transfer: ArrayBuffer[] } {
-    // A copy of the bytes written (the buffer itself keeps serving the next batch).
-    const bytes = this.bytes.slice(0, this.size)
+    const bytes = this.bytes.subarray(0, this.size)
     const batch: IngestBatch = { count: this.lines.length, lines: Int32Array.from(this.lines), heads: this.heads, ends: Int32Array.from(this.ends), bytes }
     this.lines = []
     this.heads = []
     this.ends = []
+    this.bytes = new Uint8Array(this.capacity)
     this.size = 0
     return { batch, transfer: [batch.lines.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer] }
   }

@@ -25,9 +25,6 @@ export function keyRange(from: U64, count: number): [string, string] {
   return [String(first), String(last < MAX_KEY ? last : MAX_KEY)]
 }
 
-/** In unnest arrays joined with ',', this stands for SQL NULL (no address or key contains it). */
-export const NULL_ITEM = '-'
-
 /** The store's statements; each is one statement, so one snapshot (reads) or one transaction (writes). */
 export const SQL = {
   info: `SELECT n.block_height, n.last_version, n.epoch::text AS epoch, n.block_timestamp::text AS block_timestamp,
@@ -44,23 +41,18 @@ export const SQL = {
   block: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version,
             CASE WHEN $2 THEN (SELECT string_agg(t.json, ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) END AS txns
           FROM blocks b WHERE b.block_height = $1`,
-  // A whole batch of blocks in one statement, so one implicit transaction: readers see all of it
-  // or none, a crash keeps all of it or none, and it costs one round trip. Arrays travel as
-  // joined text (no JSON text holds a raw newline), which spares the driver's array escaping.
-  // The notification goes out when the statement commits.
-  append: `WITH b AS (
-      INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch)
-      SELECT * FROM unnest(string_to_array($1, ',')::bigint[], string_to_array($2, ','), string_to_array($3, ',')::numeric[],
-                           string_to_array($4, ',')::bigint[], string_to_array($5, ',')::bigint[], string_to_array($6, ',')::numeric[])
-    ), t AS (
-      INSERT INTO transactions (version, sender, sequence_number, json)
-      SELECT * FROM unnest(string_to_array($7, ',')::bigint[], string_to_array($8, ',', '${NULL_ITEM}'), string_to_array($9, ',', '${NULL_ITEM}')::bigint[], string_to_array($10, E'\\n'))
-    ), a AS (
+  // A batch's rows go in by COPY (pg-copy.ts), inside one transaction with the statement below.
+  copyBlocks: 'COPY blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) FROM STDIN',
+  copyTransactions: 'COPY transactions (version, sender, sequence_number, json) FROM STDIN',
+  // The senders' next sequence numbers of a batch, and the notification that goes out when the
+  // batch commits. Arrays travel as joined text (no address or key holds a comma), which spares
+  // the driver's array escaping.
+  appendAccounts: `WITH a AS (
       INSERT INTO accounts (address, next_sequence_number)
-      SELECT * FROM unnest(string_to_array($11, ','), string_to_array($12, ',')::bigint[])
+      SELECT * FROM unnest(string_to_array($1, ','), string_to_array($2, ',')::bigint[])
       ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number
     )
-    SELECT pg_notify($13, $14)`,
+    SELECT pg_notify($3, $4)`,
   // Heights and versions rise together: keep the first block reaching `version`, else the newest.
   prune: `WITH keep AS (
       SELECT coalesce((SELECT block_height FROM blocks WHERE last_version >= $1 ORDER BY block_height LIMIT 1),

@@ -4,7 +4,8 @@ import { checkBlockSize, checkContinuity, checkSequenceNumbers, type CheckedBloc
 import { LedgerDatabaseError } from '../store/database-error.js'
 import { connectError } from './pg-connect-error.js'
 import { clientConfig, pgDriver, type PgTarget } from './pg-connection.js'
-import { fromKey, NULL_ITEM, SQL, toKey } from './pg-sql.js'
+import { copyFrom, CopyText } from './pg-copy.js'
+import { fromKey, SQL, toKey } from './pg-sql.js'
 import type { BatchAppendResult, IngestBlock } from '../store/store.js'
 
 /** Leading bytes of the writer lock's key (`lgas`); the schema's hash is the rest. */
@@ -57,6 +58,9 @@ export class PgWriter {
   #tip: LedgerTip | null = null
   /** Next sequence number of senders read or written so far; `null`: not in the ledger. */
   readonly #accounts = new Map<string, U64 | null>()
+  /** The COPY rows of the batch being written, reused: one batch is written at a time, and `copyFrom` has sent them when it settles. */
+  readonly #blockRows = new CopyText()
+  readonly #transactionRows = new CopyText()
 
   private constructor(client: pg.Client) {
     this.client = client
@@ -89,7 +93,7 @@ export class PgWriter {
    * `BatchAppendStore.appendChecked`: for blocks checked on their own, the rules that depend on
    * the ledger in `prepareAppend`'s order (continuity with the one before, its senders' sequence
    * numbers), against the cache and the blocks before it in the batch; senders the cache lacks
-   * are read in one query. The accepted prefix is written by one statement that notifies `channel`.
+   * are read in one query. The accepted prefix is written in one transaction that notifies `channel` (`#write`).
    */
   async append(blocks: readonly IngestBlock[], maxTransactions: number, channel: string): Promise<BatchAppendResult> {
     let refused: unknown
@@ -112,7 +116,7 @@ export class PgWriter {
       tip = { block_height: c.parsed.block_height, last_version: c.parsed.last_version }
     }
     if (tip !== null && accepted.length > 0) {
-      await this.client.query({ name: 'append', text: SQL.append, values: appendValues(accepted, next, channel, String(tip.block_height)) })
+      await this.#write(accepted, next, channel, String(tip.block_height))
       this.#tip = tip
       if (this.#accounts.size + next.size > ACCOUNT_CACHE_MAX) this.#accounts.clear()
       for (const [a, n] of next) this.#accounts.set(a, n)
@@ -130,6 +134,35 @@ export class PgWriter {
     await this.client.end().catch(() => {})
   }
 
+  /**
+   * Writes checked blocks in one transaction: their rows by `COPY … FROM STDIN` (a bulk load,
+   * with no statement or parameter per row), then the senders' next sequence numbers and the
+   * notification in one statement. Readers see all of it or none, a crash keeps all of it or
+   * none, and the notification goes out at the commit. A failure rolls back what was sent
+   * (when the connection still answers) and is thrown; the writer is then dropped (see class).
+   */
+  async #write(blocks: readonly IngestBlock[], next: Map<string, U64>, channel: string, height: string): Promise<void> {
+    const blockRows = this.#blockRows.reset()
+    const transactionRows = this.#transactionRows.reset()
+    copyRows(blocks, blockRows, transactionRows)
+    const addresses: string[] = []
+    const nexts: string[] = []
+    for (const [a, n] of next) {
+      addresses.push(a)
+      nexts.push(toKey(n))
+    }
+    await this.client.query('BEGIN')
+    try {
+      await copyFrom(this.client, SQL.copyBlocks, [blockRows.bytes()])
+      await copyFrom(this.client, SQL.copyTransactions, [transactionRows.bytes()])
+      await this.client.query({ name: 'append_accounts', text: SQL.appendAccounts, values: [addresses.join(','), nexts.join(','), channel, height] })
+      await this.client.query('COMMIT')
+    } catch (error) {
+      await this.client.query('ROLLBACK').catch(() => {})
+      throw error
+    }
+  }
+
   async #loadAccounts(blocks: CheckedBlock[]): Promise<void> {
     const missing = new Set<string>()
     for (const b of blocks) for (const e of b.entries) if (!this.#accounts.has(e.address)) missing.add(e.address)
@@ -141,49 +174,25 @@ export class PgWriter {
   }
 }
 
-/** The parameters of `SQL.append` for checked blocks and the senders' next sequence numbers after them. */
-function appendValues(blocks: IngestBlock[], next: Map<string, U64>, channel: string, height: string): string[] {
-  const heights: string[] = []
-  const hashes: string[] = []
-  const timestamps: string[] = []
-  const firsts: string[] = []
-  const lasts: string[] = []
-  const epochs: string[] = []
-  const versions: string[] = []
-  const senders: string[] = []
-  const seqs: string[] = []
-  const jsons: string[] = []
+/**
+ * Writes the rows of checked blocks in COPY's text format: one per block into `blockRows`, one
+ * per transaction into `transactionRows`, with keys as `toKey` writes them.
+ */
+function copyRows(blocks: readonly IngestBlock[], blockRows: CopyText, transactionRows: CopyText): void {
   for (const { checked: b, transactionJson } of blocks) {
     const { parsed } = b
-    heights.push(toKey(parsed.block_height))
-    hashes.push(b.block_hash)
-    timestamps.push(String(b.block_timestamp))
-    firsts.push(toKey(parsed.first_version))
-    lasts.push(toKey(parsed.last_version))
-    epochs.push(String(parsed.epoch))
+    blockRows.plain(toKey(parsed.block_height)).plain(b.block_hash).plain(String(b.block_timestamp)).plain(toKey(parsed.first_version)).plain(toKey(parsed.last_version)).lastPlain(String(parsed.epoch))
     // Versions are first_version + i (checkBlock holds each transaction to it).
     const first = BigInt(toKey(parsed.first_version))
     let e = 0
     for (let i = 0; i < transactionJson.length; i++) {
-      versions.push(String(first + BigInt(i)))
+      transactionRows.plain(String(first + BigInt(i)))
       const entry = b.entries[e]
       if (entry !== undefined && entry.index === i) {
-        senders.push(entry.address)
-        seqs.push(toKey(entry.sequence_number))
+        transactionRows.plain(entry.address).plain(toKey(entry.sequence_number))
         e++
-      } else {
-        senders.push(NULL_ITEM)
-        seqs.push(NULL_ITEM)
-      }
-      const json = transactionJson[i] as Uint8Array
-      jsons.push(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8'))
+      } else transactionRows.null().null()
+      transactionRows.lastJson(transactionJson[i] as Uint8Array)
     }
   }
-  const addresses: string[] = []
-  const nexts: string[] = []
-  for (const [a, n] of next) {
-    addresses.push(a)
-    nexts.push(toKey(n))
-  }
-  return [heights, hashes, timestamps, firsts, lasts, epochs, versions, senders, seqs].map((list) => list.join(',')).concat([jsons.join('\n'), addresses.join(','), nexts.join(','), channel, height])
 }

@@ -34,7 +34,7 @@ interface Batcher {
 
 function batcher(mode: ScanMode, file: string, scanner: BlockScanner): Batcher {
   if (mode.kind === 'ingest') {
-    const w = new IngestBatchWriter()
+    const w = new IngestBatchWriter(BATCH_BYTES + (1 << 20))
     return {
       add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions, scanner)),
       get count() {
