@@ -172,4 +172,22 @@ describe('MemoryStore keeps transactions as packed JSON text', () => {
     expect(store.transactionJsonByVersion(last - 3)).toBeNull()
     expect(store.accountTransactionsJson(addr(1), 0, 1000)).toEqual([])
   })
+  it('a byte read is right as the first read of a store and right after a page was handed out (the unpacker then writes in a fresh buffer)', () => {
+    const build = () => {
+      const chain = new ChainBuilder({ height: 1, version: 1 })
+      const store = new MemoryStore()
+      for (let i = 0; i < 4; i++) store.appendBlock(chain.block({ users: [{ sender: 1 }, { sender: 2 }] }))
+      return store
+    }
+    const want = build()
+    const last = Number(want.ledgerInfo()?.ledger_version)
+    for (let v = 1; v <= last; v++) {
+      const fresh = build()
+      expect(fresh.transactionBytesByVersion(v)?.toString('utf8') ?? null, `version ${v}, first read`).toBe(want.transactionJsonByVersion(v))
+      const held = build()
+      const page = held.accountTransactionsBytes(addr(1), 0, 1000)
+      expect(page.count).toBeGreaterThan(0)
+      expect(held.transactionBytesByVersion(v)?.toString('utf8') ?? null, `version ${v}, after a page`).toBe(want.transactionJsonByVersion(v))
+    }
+  })
 })

@@ -101,7 +101,9 @@ export class TxnUnpacker {
   /** The UTF-8 bytes of `json(src, s, e)`, in a buffer of their own: what is written to a socket. O(bytes). */
   bytes(src: Buffer, s: number, e: number): Buffer {
     if (src[s] === RAW) return Buffer.from(src.subarray(s + 1, e))
-    return copyOut(this.#out, this.#write(src, s, e, 0))
+    // #write may grow #out into a new buffer: read #out only after it has written.
+    const end = this.#write(src, s, e, 0)
+    return copyOut(this.#out, end)
   }
 
   /**
