@@ -41,7 +41,7 @@ describe('bench:report', () => {
       ['replay-cold', /154 MB/],
       ['replay-cold', /15 MB/],
       ['ingest-sqlite', /default/],
-      ['ingest-sqlite', /--threads 1/],
+      ['ingest-sqlite', /--threads 1/], // the default reads a file this large on one worker: --threads 1
       ['ingest-postgres', /ingest/],
       ['reads-cold', /accounts.*memory/],
       // the audit's default (2 load threads) is now `--load-threads 2`; its `--load-threads 0` is now the default
