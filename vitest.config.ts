@@ -33,6 +33,9 @@ export const INTEGRATION_TESTS = [
   'test/ledger/outage.test.ts',
   'test/follow/stream/gen.test.ts',
   'test/follow/stream/stream-postgres.test.ts',
+  // The bundled chain ingested into PostgreSQL and served byte for byte as from memory: the
+  // largest single test of pg-store.test.ts, one whole-chain run.
+  'test/ledger/pg-read-api.test.ts',
 ]
 
 export default defineConfig(({ mode }) => ({
