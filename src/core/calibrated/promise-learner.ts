@@ -30,6 +30,15 @@ const FLOOR_GATE = 20
 const LEVEL_BLOCKS = 3
 
 /**
+ * A scaled expert is served only when its discounted pinball loss is at least this share below
+ * the best unscaled expert's. Dividing by a going rate read off a few blocks adds that rate's
+ * noise: on a stationary chain it wins the loss comparison by chance for stretches and then pays
+ * more for the same coverage, while on a market whose level moves the scaled experts' lead is
+ * far larger than this margin.
+ */
+const SCALED_MARGIN = 0.1
+
+/**
  * Prices a set of promises "included within k blocks with probability at least q" at the
  * lowest price that keeps them: an ensemble of adaptive-conformal experts (DtACI-style, Gibbs &
  * Candès 2022) over a grid of (window, γ), each either marginal (every recent k-block minimum
@@ -119,9 +128,13 @@ export class PromiseLearner extends PromiseLedger {
     this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
     this.maxRate = Math.max(...this.learningRates)
     const experts: Expert[] = []
-    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned, scaled: false })
+    const slowest = Math.min(...this.learningRates)
+    const largest = this.windows.length - 1
+    // the largest window's conditioned experts and the scaled ones move at the slowest rate only: a long memory read
+    // at a fast-moving level adds a noisy contender to the loss comparison and little price
+    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) if (!conditioned || w < largest || γ === slowest) experts.push({ w, γ, conditioned, scaled: false })
     // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
-    for (const γ of this.learningRates) experts.push({ w: this.windows.length - 1, γ, conditioned: false, scaled: true })
+    experts.push({ w: largest, γ: slowest, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
     this.maxK = Math.max(1, ...this.ks)
     this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
@@ -353,11 +366,12 @@ export class PromiseLearner extends PromiseLedger {
     const kinds = this.expertKind
     const scaled = this.scaledWindows[x] as OrderStatisticWindow
     let best = 0
+    let bestScaled = -1
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
       if (kinds[e] === SCALED) {
         quotes[e] = this.scaledQuantile(scaled, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
-        if ((loss[e] as number) < (loss[best] as number)) best = e
+        if (bestScaled < 0 || (loss[e] as number) < (loss[bestScaled] as number)) bestScaled = e
         continue
       }
       let w = marginal[wi] as OrderStatisticWindow
@@ -371,6 +385,7 @@ export class PromiseLearner extends PromiseLedger {
       quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
       if ((loss[e] as number) < (loss[best] as number)) best = e
     }
+    if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * (loss[best] as number)) best = bestScaled
     this.chosen[i] = best
     this.floorRule[i] = (this.offset[i] as number) <= FLOOR_GATE * this.outerRate && this.floorKeeps(i) ? 1 : 0
     this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
