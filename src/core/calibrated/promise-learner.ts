@@ -9,10 +9,13 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
 
 /**
  * How far below q the floor's share of recent samples may fall, in standard errors, before the
- * floor rule gives up the floor: two, so sampling noise on a promise the floor keeps does not
- * push quotes above the floor, while a floor that clearly fails is left.
+ * floor rule gives up the floor: three, because neighbouring k-block minima overlap and a
+ * chain's busy stretches cluster, so the share swings wider than independent samples' standard
+ * error and a floor that keeps the promise over the long run would otherwise be left for whole
+ * stretches; a floor that clearly fails is still left, and the outer offset's gate bounds what
+ * the rule costs meanwhile.
  */
-const FLOOR_TEST_Z = 2
+const FLOOR_TEST_Z = 3
 
 /**
  * The floor rule runs while the outer offset is at most this many outcomes above its start
@@ -404,7 +407,9 @@ export class PromiseLearner extends PromiseLedger {
     const n = w.length
     if (n === 0) return false
     const q = (this.promises[i] as TierPromise).q
-    return w.flaggedCount >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+    // a floor that met none of the samples keeps nothing, however few they are (the margin alone would pass it at n = 1)
+    const met = w.flaggedCount
+    return met > 0 && met >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
   }
 
   /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */
