@@ -134,14 +134,17 @@ export class CalibratedEstimator {
     const q = this.quotes
     q.observe(blockRequirement(priced))
     let above: U64 | null = null
+    let changed = false
     for (let i = 2; i >= 0; i--) {
       let p = q.quote(i)
       if (above !== null && p > above) p = above
       q.serve(i, p)
+      if (p !== this.prices[i]) changed = true
       this.prices[i] = p
       above = p
     }
-    this.cached = null
+    // the frozen estimate is rebuilt only when a tier's price moved: a calm chain's quotes sit still for many blocks
+    if (changed) this.cached = null
   }
 
   /**

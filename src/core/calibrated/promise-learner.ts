@@ -9,10 +9,13 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
 
 /**
  * How far below q the floor's share of recent samples may fall, in standard errors, before the
- * floor rule gives up the floor: two, so sampling noise on a promise the floor keeps does not
- * push quotes above the floor, while a floor that clearly fails is left.
+ * floor rule gives up the floor: three, because neighbouring k-block minima overlap and a
+ * chain's busy stretches cluster, so the share swings wider than independent samples' standard
+ * error and a floor that keeps the promise over the long run would otherwise be left for whole
+ * stretches; a floor that clearly fails is still left, and the outer offset's gate bounds what
+ * the rule costs meanwhile.
  */
-const FLOOR_TEST_Z = 2
+const FLOOR_TEST_Z = 3
 
 /**
  * The floor rule runs while the outer offset is at most this many outcomes above its start
@@ -28,6 +31,15 @@ const FLOOR_GATE = 20
  * blocks, and a median so that one outlier block does not set it.
  */
 const LEVEL_BLOCKS = 3
+
+/**
+ * A scaled expert is served only when its discounted pinball loss is at least this share below
+ * the best unscaled expert's. Dividing by a going rate read off a few blocks adds that rate's
+ * noise: on a stationary chain it wins the loss comparison by chance for stretches and then pays
+ * more for the same coverage, while on a market whose level moves the scaled experts' lead is
+ * far larger than this margin.
+ */
+const SCALED_MARGIN = 0.1
 
 /**
  * Prices a set of promises "included within k blocks with probability at least q" at the
@@ -119,9 +131,13 @@ export class PromiseLearner extends PromiseLedger {
     this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
     this.maxRate = Math.max(...this.learningRates)
     const experts: Expert[] = []
-    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) experts.push({ w, γ, conditioned, scaled: false })
+    const slowest = Math.min(...this.learningRates)
+    const largest = this.windows.length - 1
+    // the largest window's conditioned experts and the scaled ones move at the slowest rate only: a long memory read
+    // at a fast-moving level adds a noisy contender to the loss comparison and little price
+    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) if (!conditioned || w < largest || γ === slowest) experts.push({ w, γ, conditioned, scaled: false })
     // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
-    for (const γ of this.learningRates) experts.push({ w: this.windows.length - 1, γ, conditioned: false, scaled: true })
+    experts.push({ w: largest, γ: slowest, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
     this.maxK = Math.max(1, ...this.ks)
     this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
@@ -353,11 +369,12 @@ export class PromiseLearner extends PromiseLedger {
     const kinds = this.expertKind
     const scaled = this.scaledWindows[x] as OrderStatisticWindow
     let best = 0
+    let bestScaled = -1
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
       if (kinds[e] === SCALED) {
         quotes[e] = this.scaledQuantile(scaled, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
-        if ((loss[e] as number) < (loss[best] as number)) best = e
+        if (bestScaled < 0 || (loss[e] as number) < (loss[bestScaled] as number)) bestScaled = e
         continue
       }
       let w = marginal[wi] as OrderStatisticWindow
@@ -371,6 +388,7 @@ export class PromiseLearner extends PromiseLedger {
       quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
       if ((loss[e] as number) < (loss[best] as number)) best = e
     }
+    if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * (loss[best] as number)) best = bestScaled
     this.chosen[i] = best
     this.floorRule[i] = (this.offset[i] as number) <= FLOOR_GATE * this.outerRate && this.floorKeeps(i) ? 1 : 0
     this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
@@ -389,7 +407,9 @@ export class PromiseLearner extends PromiseLedger {
     const n = w.length
     if (n === 0) return false
     const q = (this.promises[i] as TierPromise).q
-    return w.flaggedCount >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+    // a floor that met none of the samples keeps nothing, however few they are (the margin alone would pass it at n = 1)
+    const met = w.flaggedCount
+    return met > 0 && met >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
   }
 
   /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */
