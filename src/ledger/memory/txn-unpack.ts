@@ -14,9 +14,53 @@ const MIN_OUT = 64 << 10
 const FAST_SCRATCH = 4 << 20
 
 const HEX_DIGITS = new Uint8Array(Buffer.from('0123456789abcdef', 'latin1'))
-/** Byte → its two hex digits, low byte first. */
+/** Byte → its two hex digits, low byte first: one 16-bit little-endian store writes both. */
 const HEX_PAIRS = new Uint16Array(256)
 for (let v = 0; v < 256; v++) HEX_PAIRS[v] = (HEX_DIGITS[v >> 4] as number) | ((HEX_DIGITS[v & 15] as number) << 8)
+
+/**
+ * Bytes a write may store past the end of what it writes: entries and hex digits go out in 4-byte
+ * little-endian words (a quarter of the stores of one byte at a time), the last word's spare bytes
+ * landing past the output's end, where the next token overwrites them. Room is made for them.
+ */
+const SLACK = 4
+
+/**
+ * Each dictionary entry as it is written, twice: `2i` alone, `2i + 1` after the comma a key
+ * token puts back after a value. Their bytes lie in 4-byte words (`ENTRY_WORDS`, little-endian,
+ * zero-padded), from word `ENTRY_AT[j]`, `ENTRY_LENGTH[j]` bytes long.
+ */
+const ENTRY_AT = new Uint16Array(2 * ENTRIES.length)
+const ENTRY_LENGTH = new Uint8Array(2 * ENTRIES.length)
+/** Whether entry `i` is a key (ends in its colon), whose comma the packer dropped. */
+const ENTRY_IS_KEY = new Uint8Array(ENTRIES.length)
+const ENTRY_WORDS = (() => {
+  const forms = ENTRIES.flatMap((w, i) => {
+    ENTRY_IS_KEY[i] = w[w.length - 1] === 58 ? 1 : 0
+    return [w, ENTRY_IS_KEY[i] === 1 ? new Uint8Array([44, ...w]) : w]
+  })
+  const bytes = new Uint8Array(forms.reduce((n, w) => n + ((w.length + 3) & ~3), 0))
+  let at = 0
+  forms.forEach((w, j) => {
+    ENTRY_AT[j] = at >> 2
+    ENTRY_LENGTH[j] = w.length
+    bytes.set(w, at)
+    at += (w.length + 3) & ~3
+  })
+  return new DataView(bytes.buffer)
+})()
+
+/**
+ * Writes entry `c - 128` at `out[o]` (after a comma when it is a key and `out[o - 1]` ends a
+ * value) and returns the position past it; up to `SLACK` bytes past it are overwritten.
+ */
+function writeEntry(view: DataView, out: Uint8Array, o: number, c: number): number {
+  const i = c - 128
+  const j = 2 * i + ((ENTRY_IS_KEY[i] as number) & (out[o - 1] !== 123 ? 1 : 0))
+  const n = ENTRY_LENGTH[j] as number
+  for (let w = (ENTRY_AT[j] as number) << 2, k = 0; k < n; k += 4, w += 4) view.setUint32(o + k, ENTRY_WORDS.getUint32(w, true), true)
+  return o + n
+}
 
 /**
  * Writes the decimal digits of `v` (a safe integer ≥ 0) at `out[o]` and returns the position
@@ -39,19 +83,20 @@ function writeDecimal(out: Uint8Array, o: number, v: number): number {
  * Writes the quoted hex string of a `HEX` token whose count starts at `src[i]` (past the `HEX`
  * byte) at `out[o]`; returns the position past it. The token's bytes from `i` are `hexLength`.
  */
-function writeHex(src: Buffer, i: number, out: Uint8Array, o: number): number {
+function writeHex(src: Buffer, i: number, view: DataView, o: number): number {
   const count = ((src[i] as number) & 127) | ((src[i + 1] as number) << 7)
   i += 2
-  out[o++] = 34
-  out[o++] = 48
-  out[o++] = 120
-  for (let k = count >> 1; k > 0; k--) {
-    const pair = HEX_PAIRS[src[i++] as number] as number
-    out[o++] = pair & 255
-    out[o++] = pair >> 8
+  // `"0x`, the fourth byte overwritten by the first digits.
+  view.setUint32(o, 0x00_78_30_22, true)
+  o += 3
+  let pairs = count >> 1
+  for (; pairs >= 2; pairs -= 2, o += 4, i += 2) view.setUint32(o, (HEX_PAIRS[src[i] as number] as number) | ((HEX_PAIRS[src[i + 1] as number] as number) << 16), true)
+  if (pairs === 1) {
+    view.setUint16(o, HEX_PAIRS[src[i++] as number] as number, true)
+    o += 2
   }
-  if ((count & 1) === 1) out[o++] = HEX_DIGITS[src[i] as number] as number
-  out[o++] = 34
+  if ((count & 1) === 1) view.setUint8(o++, HEX_DIGITS[src[i] as number] as number)
+  view.setUint8(o++, 34)
   return o
 }
 
@@ -80,6 +125,8 @@ function readDecimal(src: Buffer, i: number): number {
  */
 export class TxnUnpacker {
   #out: Buffer = Buffer.alloc(0)
+  /** `#out` as a DataView, for the word stores (`writeEntry`, `writeHex`). */
+  #view = new DataView(this.#out.buffer, this.#out.byteOffset, 0)
   /** Buffers of pages given back (`release`), written next. */
   #spare: Buffer[] = []
   /** Buffers of pages handed out (`pageEnd`) and not given back. */
@@ -136,7 +183,7 @@ export class TxnUnpacker {
     const o = this.#room(this.#pageEnd, 1)
     const out = this.#out
     out[o] = 93
-    this.#out = this.#spare.pop() ?? Buffer.alloc(0)
+    this.#setOut(this.#spare.pop() ?? Buffer.alloc(0))
     this.#handedOut.add(out.buffer)
     return out.subarray(0, o + 1)
   }
@@ -153,13 +200,19 @@ export class TxnUnpacker {
     this.#spare.push(Buffer.from(buffer, 0, buffer.byteLength))
   }
 
-  /** Makes room for `n` more bytes at `out[o]`, keeping `out[0, o)`; returns `o`. */
+  #setOut(out: Buffer): void {
+    this.#out = out
+    this.#view = new DataView(out.buffer, out.byteOffset, out.length)
+  }
+
+  /** Makes room for `n` more bytes at `out[o]` and `SLACK` past them, keeping `out[0, o)`; returns `o`. */
   #room(o: number, n: number): number {
+    n += SLACK
     if (o + n > this.#out.length) {
       // allocUnsafeSlow: a buffer of its own, never a slice of Node's shared pool, since pages are handed out and given back whole.
       const grown = Buffer.allocUnsafeSlow(Math.max(o + n, this.#out.length * 2, MIN_OUT))
       this.#out.copy(grown, 0, 0, o)
-      this.#out = grown
+      this.#setOut(grown)
     }
     return o
   }
@@ -175,17 +228,14 @@ export class TxnUnpacker {
     // room for the worst case (every byte the longest entry) made once.
     o = this.#room(o, (e - s) * (LONGEST_ENTRY + 1))
     const out = this.#out
+    const view = this.#view
     let i = s
     while (i < e) {
       const c = src[i++] as number
-      if (c >= 128) {
-        const w = ENTRIES[c - 128] as Uint8Array
-        // A key token after a value had its comma dropped.
-        if (w[w.length - 1] === 58 && out[o - 1] !== 123) out[o++] = 44
-        for (let k = 0; k < w.length; k++) out[o++] = w[k] as number
-      } else if (c > DECIMAL) out[o++] = c
+      if (c >= 128) o = writeEntry(view, out, o, c)
+      else if (c > DECIMAL) out[o++] = c
       else if (c === HEX) {
-        o = writeHex(src, i, out, o)
+        o = writeHex(src, i, view, o)
         i += hexLength(src, i)
       } else {
         out[o++] = 34
@@ -213,12 +263,9 @@ export class TxnUnpacker {
       } else if (c === 34) {
         out[o++] = c
         inString = true
-      } else if (c >= 128) {
-        const w = ENTRIES[c - 128] as Uint8Array
-        if (w[w.length - 1] === 58 && out[o - 1] !== 123) out[o++] = 44
-        for (let k = 0; k < w.length; k++) out[o++] = w[k] as number
-      } else if (c === HEX) {
-        o = writeHex(src, i, out, o)
+      } else if (c >= 128) o = writeEntry(this.#view, out, o, c)
+      else if (c === HEX) {
+        o = writeHex(src, i, this.#view, o)
         i += hexLength(src, i)
       } else if (c === DECIMAL) {
         out[o++] = 34
