@@ -33,7 +33,8 @@ function member(key: string, value: unknown): string {
  * transaction without its info, are rare and go through `transactionJson`. The text must stay
  * the bytes `JSON.stringify(transactionJson(tx))` writes (test/follow/stream/convert.test.ts
  * holds them equal on the sample chain and the mainnet fixtures), so members come in the
- * node's order, each written by `JSON.stringify` unless it is hex or a decimal the decoder made.
+ * node's order, each written by `JSON.stringify` unless it is hex or a u64's decimal (the
+ * message's u64 strings are digits whichever decoder made it), which need no escaping.
  *
  * @throws Error for a transaction kind the node's REST API does not serve, as `transactionJson`.
  */
@@ -47,9 +48,9 @@ export function transactionText(tx: Transaction): TransactionText {
   const version = tx.version
   const gasUsed = info.gasUsed
   let text =
-    `{"version":${JSON.stringify(version)},"hash":"${hex(info.hash)}","state_change_hash":"${hex(info.stateChangeHash)}","event_root_hash":"${hex(info.eventRootHash)}"` +
+    `{"version":"${version}","hash":"${hex(info.hash)}","state_change_hash":"${hex(info.stateChangeHash)}","event_root_hash":"${hex(info.eventRootHash)}"` +
     `,"state_checkpoint_hash":${info.stateCheckpointHash === undefined ? 'null' : `"${hex(info.stateCheckpointHash)}"`}` +
-    `${member('gas_used', gasUsed)},"success":${info.success ? 'true' : 'false'}${member('vm_status', info.vmStatus)},"accumulator_root_hash":"${hex(info.accumulatorRootHash)}"` +
+    `,"gas_used":"${gasUsed}","success":${info.success ? 'true' : 'false'}${member('vm_status', info.vmStatus)},"accumulator_root_hash":"${hex(info.accumulatorRootHash)}"` +
     `,"changes":${info.changes.length === 0 ? '[]' : JSON.stringify(info.changes.map(changeJson))}`
   const timestamp = micros(tx.timestamp)
   switch (d.case) {
@@ -64,22 +65,22 @@ export function transactionText(tx: Transaction): TransactionText {
       const payloadObject = payloadJson(payload)
       const signature = signatureJson(r?.signature)
       text +=
-        `${member('sender', sender)}${member('sequence_number', sequence_number)}${member('max_gas_amount', r?.maxGasAmount ?? '0')}${member('gas_unit_price', gas_unit_price)}` +
+        `${member('sender', sender)},"sequence_number":"${sequence_number}","max_gas_amount":"${r?.maxGasAmount ?? '0'}","gas_unit_price":"${gas_unit_price}"` +
         `,"expiration_timestamp_secs":"${String(r?.expirationTimestampSecs?.seconds ?? 0n)}"${member('payload', payloadObject)}${signature === null ? '' : member('signature', signature)}` +
-        `${member('replay_protection_nonce', replay_protection_nonce)}${member('events', d.value.events.map(eventJson))}${member('timestamp', timestamp)},"type":"user_transaction"}`
+        `${member('replay_protection_nonce', replay_protection_nonce)}${member('events', d.value.events.map(eventJson))},"timestamp":"${timestamp}","type":"user_transaction"}`
       const skeleton: Json = { version, gas_used: gasUsed, sender, sequence_number, gas_unit_price, payload: payloadObject, replay_protection_nonce, type: 'user_transaction' }
       return { json: text, skeleton: skeleton as unknown as TransactionJson }
     }
     case 'blockMetadata': {
       const m = d.value
       text +=
-        `${member('id', m.id)}${member('epoch', tx.epoch)}${member('round', m.round)}${member('events', m.events.map(eventJson))}` +
+        `${member('id', m.id)},"epoch":"${tx.epoch}","round":"${m.round}"${member('events', m.events.map(eventJson))}` +
         `,"previous_block_votes_bitvec":${JSON.stringify(Array.from(m.previousBlockVotesBitvec))}${member('proposer', shortAddress(m.proposer))}` +
-        `,"failed_proposer_indices":${JSON.stringify(m.failedProposerIndices)}${member('timestamp', timestamp)},"type":"block_metadata_transaction"}`
+        `,"failed_proposer_indices":${JSON.stringify(m.failedProposerIndices)},"timestamp":"${timestamp}","type":"block_metadata_transaction"}`
       return { json: text, skeleton: { version, epoch: tx.epoch, type: 'block_metadata_transaction' } as unknown as TransactionJson }
     }
     case 'stateCheckpoint':
-      text += `${member('timestamp', timestamp)},"type":"state_checkpoint_transaction"}`
+      text += `,"timestamp":"${timestamp}","type":"state_checkpoint_transaction"}`
       return { json: text, skeleton: { version, type: 'state_checkpoint_transaction' } as unknown as TransactionJson }
     default: {
       const e = d.value.blockEndInfo
@@ -87,7 +88,7 @@ export function transactionText(tx: Transaction): TransactionText {
         e === undefined
           ? null
           : { block_gas_limit_reached: e.blockGasLimitReached, block_output_limit_reached: e.blockOutputLimitReached, block_effective_block_gas_units: Number(e.blockEffectiveBlockGasUnits), block_approx_output_size: Number(e.blockApproxOutputSize) }
-      text += `${member('timestamp', timestamp)}${member('block_end_info', block_end_info)},"type":"block_epilogue_transaction"}`
+      text += `,"timestamp":"${timestamp}"${member('block_end_info', block_end_info)},"type":"block_epilogue_transaction"}`
       return { json: text, skeleton: { version, block_end_info, type: 'block_epilogue_transaction' } as unknown as TransactionJson }
     }
   }
