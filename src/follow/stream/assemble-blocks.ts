@@ -3,18 +3,13 @@ import { hex, micros } from './convert/hex.js'
 import { transactionJson } from './convert/transaction.js'
 import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
 
-interface OpenBlock<T> {
+interface OpenBlock {
   height: string
   hash: string
   timestamp: string
   first: string
   last: string
-  transactions: T[]
-}
-
-/** A block as `BlockAssembler` hands it over: the block JSON's fields with the transactions as its converter made them. */
-export interface AssembledBlock<T> extends Omit<BlockJson, 'transactions'> {
-  transactions: T[]
+  transactions: TransactionJson[]
 }
 
 /**
@@ -26,24 +21,16 @@ export interface AssembledBlock<T> extends Omit<BlockJson, 'transactions'> {
  * assembler keeps it open across them; transactions before the first block start (a stream
  * that starts mid-block) are passed over and counted in `skipped`.
  *
- * The caller feeds transactions in version order without gaps (the ingest checks that). Each
- * transaction is turned into what the blocks carry by `convert`: the node's JSON
- * (`transactionJson`, the default), or its text beside what the writer checks
- * (`transactionText`, the ingest's form when the store takes checked blocks).
+ * The caller feeds transactions in version order without gaps (the ingest checks that).
  */
-export class BlockAssembler<T = TransactionJson> {
-  #open: OpenBlock<T> | null = null
-  readonly #convert: (tx: Transaction) => T
+export class BlockAssembler {
+  #open: OpenBlock | null = null
   /** Transactions passed over before the first block start. */
   skipped = 0
 
-  constructor(convert: (tx: Transaction) => T = transactionJson as unknown as (tx: Transaction) => T) {
-    this.#convert = convert
-  }
-
   /** Adds the next transaction; returns the blocks it completed (zero, one, or two when it both closes one and is a whole block). */
-  push(tx: Transaction): (T extends TransactionJson ? BlockJson : AssembledBlock<T>)[] {
-    const done: AssembledBlock<T>[] = []
+  push(tx: Transaction): BlockJson[] {
+    const done: BlockJson[] = []
     const kind = tx.txnData.case
     if (this.#open !== null && this.#open.height !== tx.blockHeight) done.push(this.#close())
     if (kind === 'blockMetadata' || kind === 'genesis') {
@@ -58,13 +45,13 @@ export class BlockAssembler<T = TransactionJson> {
       }
     } else if (this.#open === null) {
       this.skipped++
-      return done as never
+      return done
     }
-    const open = this.#open as OpenBlock<T>
-    open.transactions.push(this.#convert(tx))
+    const open = this.#open as OpenBlock
+    open.transactions.push(transactionJson(tx))
     open.last = tx.version
     if (kind === 'stateCheckpoint' || kind === 'blockEpilogue') done.push(this.#close())
-    return done as never
+    return done
   }
 
   /** First version of the block still open, or `null`. */
@@ -72,9 +59,9 @@ export class BlockAssembler<T = TransactionJson> {
     return this.#open?.first ?? null
   }
 
-  #close(): AssembledBlock<T> {
-    const b = this.#open as OpenBlock<T>
+  #close(): BlockJson {
+    const b = this.#open as OpenBlock
     this.#open = null
-    return { block_height: b.height, block_hash: b.hash, block_timestamp: b.timestamp, first_version: b.first, last_version: b.last, transactions: b.transactions } as unknown as AssembledBlock<T>
+    return { block_height: b.height, block_hash: b.hash, block_timestamp: b.timestamp, first_version: b.first, last_version: b.last, transactions: b.transactions } as BlockJson
   }
 }

@@ -45,18 +45,16 @@ describe('ingestFromStream', () => {
     const inner = await ledger()
     let calls = 0
     // The second commit lands but its answer is lost; the third is refused before it lands.
-    // Either commit method: the ingest hands a store with appendChecked its checked blocks.
     const store = new Proxy(inner, {
       get(target, key) {
-        if (key !== 'appendBlocks' && key !== 'appendChecked') {
+        if (key !== 'appendBlocks') {
           const value = Reflect.get(target, key, target)
           return typeof value === 'function' ? value.bind(target) : value
         }
-        const commit = (Reflect.get(target, key, target) as (some: readonly unknown[]) => unknown).bind(target)
-        return async (some: readonly unknown[]) => {
+        return async (some: readonly BlockJson[]) => {
           calls++
           if (calls === 3) throw new LedgerUnavailableError('connection lost before the commit')
-          const result = await commit(some)
+          const result = await target.appendBlocks(some)
           if (calls === 2) throw new LedgerUnavailableError('connection lost after the commit')
           return result
         }
@@ -178,16 +176,15 @@ describe('ingestFromStream', () => {
     const store = await ledger()
     let appended = 0
     const gate: (() => void)[] = []
-    const slowly = (commit: (b: readonly never[]) => unknown) => async (b: readonly never[]) => {
+    const slowAppend = async (b: readonly BlockJson[]) => {
       await new Promise<void>((resolve) => gate.push(resolve))
-      const r = await commit(b)
+      const r = await store.appendBlocks(b)
       appended++
       return r
     }
-    // Either commit method: the ingest hands a store with appendChecked its checked blocks.
     const slow = new Proxy(store, {
       get: (target, key) => {
-        if (key === 'appendBlocks' || key === 'appendChecked') return slowly((Reflect.get(target, key, target) as (b: readonly never[]) => unknown).bind(target))
+        if (key === 'appendBlocks') return slowAppend
         const v = Reflect.get(target, key, target) as unknown
         return typeof v === 'function' ? v.bind(target) : v
       },
