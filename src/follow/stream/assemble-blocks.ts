@@ -3,13 +3,18 @@ import { hex, micros } from './convert/hex.js'
 import { transactionJson } from './convert/transaction.js'
 import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
 
-interface OpenBlock {
+interface OpenBlock<T> {
   height: string
   hash: string
   timestamp: string
   first: string
   last: string
-  transactions: TransactionJson[]
+  transactions: T[]
+}
+
+/** A block as `BlockAssembler` hands it over: the block JSON's fields with the transactions as its converter made them. */
+export interface AssembledBlock<T> extends Omit<BlockJson, 'transactions'> {
+  transactions: T[]
 }
 
 /**
@@ -21,16 +26,24 @@ interface OpenBlock {
  * assembler keeps it open across them; transactions before the first block start (a stream
  * that starts mid-block) are passed over and counted in `skipped`.
  *
- * The caller feeds transactions in version order without gaps (the ingest checks that).
+ * The caller feeds transactions in version order without gaps (the ingest checks that). Each
+ * transaction is turned into what the blocks carry by `convert`: the node's JSON
+ * (`transactionJson`, the default), or its text beside what the writer checks
+ * (`transactionText`, the ingest's form when the store takes checked blocks).
  */
-export class BlockAssembler {
-  #open: OpenBlock | null = null
+export class BlockAssembler<T = TransactionJson> {
+  #open: OpenBlock<T> | null = null
+  readonly #convert: (tx: Transaction) => T
   /** Transactions passed over before the first block start. */
   skipped = 0
 
+  constructor(convert: (tx: Transaction) => T = transactionJson as unknown as (tx: Transaction) => T) {
+    this.#convert = convert
+  }
+
   /** Adds the next transaction; returns the blocks it completed (zero, one, or two when it both closes one and is a whole block). */
-  push(tx: Transaction): BlockJson[] {
-    const done: BlockJson[] = []
+  push(tx: Transaction): (T extends TransactionJson ? BlockJson : AssembledBlock<T>)[] {
+    const done: AssembledBlock<T>[] = []
     const kind = tx.txnData.case
     if (this.#open !== null && this.#open.height !== tx.blockHeight) done.push(this.#close())
     if (kind === 'blockMetadata' || kind === 'genesis') {
@@ -45,13 +58,13 @@ export class BlockAssembler {
       }
     } else if (this.#open === null) {
       this.skipped++
-      return done
+      return done as never
     }
-    const open = this.#open as OpenBlock
-    open.transactions.push(transactionJson(tx))
+    const open = this.#open as OpenBlock<T>
+    open.transactions.push(this.#convert(tx))
     open.last = tx.version
     if (kind === 'stateCheckpoint' || kind === 'blockEpilogue') done.push(this.#close())
-    return done
+    return done as never
   }
 
   /** First version of the block still open, or `null`. */
@@ -59,9 +72,9 @@ export class BlockAssembler {
     return this.#open?.first ?? null
   }
 
-  #close(): BlockJson {
-    const b = this.#open as OpenBlock
+  #close(): AssembledBlock<T> {
+    const b = this.#open as OpenBlock<T>
     this.#open = null
-    return { block_height: b.height, block_hash: b.hash, block_timestamp: b.timestamp, first_version: b.first, last_version: b.last, transactions: b.transactions } as BlockJson
+    return { block_height: b.height, block_hash: b.hash, block_timestamp: b.timestamp, first_version: b.first, last_version: b.last, transactions: b.transactions } as unknown as AssembledBlock<T>
   }
 }

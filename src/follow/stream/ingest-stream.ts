@@ -1,13 +1,15 @@
 import * as grpc from '@grpc/grpc-js'
 import { InvalidConfigError } from '../../core/errors.js'
 import { toU64, type U64 } from '../../core/u64.js'
-import type { BatchAppendStore } from '../../ledger/store/store.js'
-import type { BlockJson } from '../../ledger/store/types.js'
+import { checkBlock } from '../../ledger/store/append-rules.js'
+import type { BatchAppendResult, BatchAppendStore, IngestBlock } from '../../ledger/store/store.js'
+import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from '../backoff.js'
 import { sleep as defaultSleep, type Sleep } from '../sleep.js'
-import { BlockAssembler } from './assemble-blocks.js'
+import { BlockAssembler, type AssembledBlock } from './assemble-blocks.js'
 import { DEFAULT_FLOW_CONTROL_WINDOW, StreamClient } from './client.js'
 import { hex } from './convert/hex.js'
+import { transactionText } from './convert/transaction-text.js'
 import { parseStreamEndpoint } from './endpoint.js'
 import { StreamChainError, StreamResponseError, StreamUnavailableError } from './errors.js'
 import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
@@ -133,6 +135,12 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
   }
   const summary = { appended: 0, transactions: 0, skipped: 0 }
   const client = new StreamClient(endpoint, options.apiKey, flowControlWindow)
+  // A store that takes checked blocks is handed what bulk ingest hands it: each transaction's
+  // JSON text, written straight from the message, and the few fields its check reads; it then
+  // neither builds nor serializes the node's transaction objects.
+  const appendChecked = store.appendChecked?.bind(store)
+  const append: (some: readonly AssembledBlock<unknown>[]) => Promise<BatchAppendResult> | BatchAppendResult =
+    appendChecked === undefined ? (some) => store.appendBlocks(some as readonly BlockJson[]) : (some) => appendTexts(appendChecked, some as readonly AssembledBlock<HeldTransaction>[], store.maxBlockTransactions)
   const redact = (text: string) => (options.apiKey === undefined || options.apiKey === '' ? text : text.split(options.apiKey).join('<key>'))
   let failures = 0
   try {
@@ -143,7 +151,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
       const call = client.getTransactions({ startingVersion: from, batchSize })
       const cancel = () => call.cancel()
       controller.signal.addEventListener('abort', cancel, { once: true })
-      const assembler = new BlockAssembler()
+      const assembler: BlockAssembler<unknown> = appendChecked === undefined ? new BlockAssembler() : new BlockAssembler(heldTransaction)
       let next = from
       let reason = 'the stream ended before the ledger reached the version asked for'
       try {
@@ -151,7 +159,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
           if (response.chainId !== undefined && ledgerChainId !== undefined && Number(response.chainId) !== ledgerChainId) {
             throw new StreamChainError(endpoint.url, Number(response.chainId), ledgerChainId, store.path)
           }
-          const blocks: BlockJson[] = []
+          const blocks: AssembledBlock<unknown>[] = []
           for (const tx of response.transactions) {
             const v = BigInt(tx.version)
             if (tip !== null && v <= tip.last) {
@@ -172,12 +180,12 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
           }
           for (let i = 0; i < blocks.length; i += batchBlocks) {
             const chunk = blocks.slice(i, i + batchBlocks)
-            const result = await appendThroughOutages(store, chunk, (some) => store.appendBlocks(some), keyOfBlock, outage)
+            const result = await appendThroughOutages(store, chunk, append, keyOfBlock, outage)
             if (result.appended > 0) {
-              const last = chunk[result.appended - 1] as BlockJson
+              const last = chunk[result.appended - 1] as AssembledBlock<unknown>
               tip = { height: BigInt(last.block_height), last: BigInt(last.last_version) }
               let txns = 0
-              for (let k = 0; k < result.appended; k++) txns += (chunk[k] as BlockJson).transactions.length
+              for (let k = 0; k < result.appended; k++) txns += (chunk[k] as AssembledBlock<unknown>).transactions.length
               summary.appended += result.appended
               summary.transactions += txns
               failures = 0
@@ -239,4 +247,38 @@ function bounded(key: string, value: number, min: number, max: number): number {
   return value
 }
 
-const keyOfBlock = (b: BlockJson): BlockKey => ({ height: toU64(BigInt(b.block_height)), hash: b.block_hash })
+/** A transaction as the ingest holds it until its block is committed, for a store's `appendChecked`. */
+interface HeldTransaction {
+  skeleton: TransactionJson
+  /** Its JSON text as UTF-8, made as soon as the text is: the text is a string of many joined pieces, which would otherwise all stay alive until the commit. */
+  bytes: Buffer
+}
+
+function heldTransaction(tx: Transaction): HeldTransaction {
+  const t = transactionText(tx)
+  return { skeleton: t.skeleton, bytes: Buffer.from(t.json, 'utf8') }
+}
+
+/**
+ * `appendBlocks` for a store's `appendChecked`: each block checked on its own (`checkBlock` of
+ * its transactions' skeletons, which carry every field it reads, so its values and errors are
+ * those of the whole block), up to the first refused one, whose refusal is returned when the
+ * store took all before it.
+ */
+async function appendTexts(appendChecked: (blocks: readonly IngestBlock[]) => Promise<BatchAppendResult> | BatchAppendResult, blocks: readonly AssembledBlock<HeldTransaction>[], maxTransactions: number): Promise<BatchAppendResult> {
+  const ready: IngestBlock[] = []
+  let refused: unknown
+  for (const b of blocks) {
+    try {
+      const checked = checkBlock({ ...b, transactions: b.transactions.map((t) => t.skeleton) }, maxTransactions)
+      ready.push({ checked, transactionJson: b.transactions.map((t) => t.bytes) })
+    } catch (error) {
+      refused = error
+      break
+    }
+  }
+  const result = await appendChecked(ready)
+  return result.refused === undefined && refused !== undefined ? { appended: result.appended, refused } : result
+}
+
+const keyOfBlock = (b: AssembledBlock<unknown>): BlockKey => ({ height: toU64(BigInt(b.block_height)), hash: b.block_hash })

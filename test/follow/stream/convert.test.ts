@@ -4,6 +4,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { transactionJson } from '../../../src/follow/stream/convert/transaction.js'
+import { transactionText } from '../../../src/follow/stream/convert/transaction-text.js'
+import { decodeTransaction } from '../../../src/follow/stream/decode/transaction.js'
+import { checkBlock } from '../../../src/ledger/store/append-rules.js'
+import { sampleChain } from './helpers/sample.js'
 import { transactionProtoJson } from '../../../src/follow/stream/convert/to-proto.js'
 import { TransactionSchema } from '../../../src/follow/stream/gen/aptos/transaction/v1/transaction_pb.js'
 
@@ -149,6 +153,24 @@ describe('stream transaction -> node REST JSON', () => {
     const first = fixture('685_user_txn_ed25519.json')
     expect((first.json as { user: { request: Record<string, unknown> } }).user.request.sequenceNumber).toBeUndefined()
     expect((transactionJson(first.message) as unknown as { sequence_number: string }).sequence_number).toBe('0')
+  })
+
+  it('writes the JSON text straight from the message as JSON.stringify writes the node JSON, and its skeleton checks as the whole block does', () => {
+    const messages = files.map((f) => fixture(f).message)
+    // Proto3 defaults and strings that need escaping, on top of the fixtures' kinds.
+    messages.push(fromJson(TransactionSchema, { version: '7', blockHeight: '1', user: {} }))
+    messages.push(fromJson(TransactionSchema, { version: '8', info: { vmStatus: 'Move abort "x"\n\u0001 é', success: true }, stateCheckpoint: {} }))
+    messages.push(fromJson(TransactionSchema, { version: '9', info: {}, blockEpilogue: { blockEndInfo: { blockGasLimitReached: true, blockEffectiveBlockGasUnits: '12' } } }))
+    messages.push(fromJson(TransactionSchema, { version: '10', info: {}, blockEpilogue: {} }))
+    for (const message of messages) expect(transactionText(message).json).toBe(JSON.stringify(transactionJson(message)))
+    const { blocks, chain } = sampleChain(300)
+    let at = 0
+    for (const b of blocks) {
+      const texts = b.transactions.map(() => transactionText(decodeTransaction(chain.transactions[at++] as Uint8Array)))
+      expect(texts.map((t) => t.json)).toEqual(b.transactions.map((t) => JSON.stringify(t)))
+      expect(checkBlock({ ...b, transactions: texts.map((t) => t.skeleton) })).toEqual({ ...checkBlock(b), transactions: texts.map((t) => t.skeleton) })
+    }
+    expect(at).toBe(chain.transactions.length)
   })
 
   it('a real node REST transaction survives node JSON -> stream proto -> node JSON', () => {

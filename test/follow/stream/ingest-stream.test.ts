@@ -45,16 +45,18 @@ describe('ingestFromStream', () => {
     const inner = await ledger()
     let calls = 0
     // The second commit lands but its answer is lost; the third is refused before it lands.
+    // Either commit method: the ingest hands a store with appendChecked its checked blocks.
     const store = new Proxy(inner, {
       get(target, key) {
-        if (key !== 'appendBlocks') {
+        if (key !== 'appendBlocks' && key !== 'appendChecked') {
           const value = Reflect.get(target, key, target)
           return typeof value === 'function' ? value.bind(target) : value
         }
-        return async (some: readonly BlockJson[]) => {
+        const commit = (Reflect.get(target, key, target) as (some: readonly unknown[]) => unknown).bind(target)
+        return async (some: readonly unknown[]) => {
           calls++
           if (calls === 3) throw new LedgerUnavailableError('connection lost before the commit')
-          const result = await target.appendBlocks(some)
+          const result = await commit(some)
           if (calls === 2) throw new LedgerUnavailableError('connection lost after the commit')
           return result
         }
@@ -176,15 +178,16 @@ describe('ingestFromStream', () => {
     const store = await ledger()
     let appended = 0
     const gate: (() => void)[] = []
-    const slowAppend = async (b: readonly BlockJson[]) => {
+    const slowly = (commit: (b: readonly never[]) => unknown) => async (b: readonly never[]) => {
       await new Promise<void>((resolve) => gate.push(resolve))
-      const r = await store.appendBlocks(b)
+      const r = await commit(b)
       appended++
       return r
     }
+    // Either commit method: the ingest hands a store with appendChecked its checked blocks.
     const slow = new Proxy(store, {
       get: (target, key) => {
-        if (key === 'appendBlocks') return slowAppend
+        if (key === 'appendBlocks' || key === 'appendChecked') return slowly((Reflect.get(target, key, target) as (b: readonly never[]) => unknown).bind(target))
         const v = Reflect.get(target, key, target) as unknown
         return typeof v === 'function' ? v.bind(target) : v
       },
