@@ -51,7 +51,8 @@ describe('ingestFromNode', () => {
     SqliteStore.open(path).close()
     const locker = new Database(path)
     locker.exec('BEGIN IMMEDIATE')
-    const db = SqliteStore.open(path)
+    // A short busy timeout: the first commit meets the lock and fails as SQLITE_BUSY at once.
+    const db = SqliteStore.open(path, { busyTimeoutMs: 50 })
     const outages: string[] = []
     try {
       const summary = await ingestFromNode({

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -65,6 +65,12 @@ describe('SqliteStore persistence', () => {
     const db = new Database(path, { readonly: true })
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
     db.close()
+  })
+
+  it('refuses a busy timeout that is not a positive integer, before opening anything', () => {
+    const path = dbPath()
+    for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => SqliteStore.open(path, { busyTimeoutMs: bad })).toThrow(`busyTimeoutMs: must be a positive integer, got ${bad}`)
+    expect(existsSync(path)).toBe(false)
   })
 
   it('refuses to open with another chain id, a foreign file, or (read-only) a missing one', () => {

@@ -21,6 +21,11 @@ export interface SqliteStoreOptions extends StoreOptions {
   mustExist?: boolean
   /** Most pages the database may grow to (`PRAGMA max_page_count`): a size quota; a write past it fails as a full disk does. */
   maxPageCount?: number | undefined
+  /**
+   * How long a write waits for another connection's lock before it fails as `SQLITE_BUSY` (an
+   * outage the writers retry), in ms. Default 5000, better-sqlite3's.
+   */
+  busyTimeoutMs?: number
 }
 
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
@@ -86,11 +91,12 @@ export class SqliteStore implements BatchAppendStore {
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
     const readonly = options.readonly ?? false
     const maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
+    const busyTimeoutMs = checkLimitOption('busyTimeoutMs', options.busyTimeoutMs ?? 5000)
     // Loaded on use: better-sqlite3 is an optional peer, so the engine installs without compiling it.
     const BetterSqlite = requirePeer<typeof Database>('better-sqlite3', 'a SQLite ledger')
     let db: Database.Database
     try {
-      db = new BetterSqlite(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false) })
+      db = new BetterSqlite(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false), timeout: busyTimeoutMs })
     } catch (error) {
       throw new LedgerDatabaseError(`cannot open ${path}: ${(error as Error).message}`, { cause: error })
     }
