@@ -36,6 +36,12 @@ export const INTEGRATION_TESTS = [
   // The bundled chain ingested into PostgreSQL and served byte for byte as from memory: the
   // largest single test of pg-store.test.ts, one whole-chain run.
   'test/ledger/pg-read-api.test.ts',
+  // Headless Chromium driving the live page and the backtest report, and `serve` started as a
+  // process and sent SIGTERM mid-request: whole processes as well, and with them `npm test` took
+  // over 100 s on 2 cores.
+  'test/api/gas-page.test.ts',
+  'test/replay/report.browser.test.ts',
+  'test/reliability/graceful-shutdown.test.ts',
 ]
 
 export default defineConfig(({ mode }) => ({
