@@ -32,9 +32,15 @@ interface Batcher {
   take(): { batch: BlockBatch | IngestBatch; transfer: ArrayBuffer[] }
 }
 
-function batcher(mode: ScanMode, file: string, scanner: BlockScanner): Batcher {
+/**
+ * `chunkBytes`: the size of the chunk the batches are read from. An ingest batch's buffer starts
+ * at what the batch can reach, but no larger than the chunk (a batch holds text of the chunk's
+ * lines; it grows past its start when it must): a fresh buffer of the full batch size per small
+ * chunk costs more than the chunk's reading.
+ */
+function batcher(mode: ScanMode, file: string, scanner: BlockScanner, chunkBytes: number): Batcher {
   if (mode.kind === 'ingest') {
-    const w = new IngestBatchWriter(BATCH_BYTES + (1 << 20))
+    const w = new IngestBatchWriter(Math.min(BATCH_BYTES + (1 << 20), chunkBytes + 1024))
     return {
       add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions, scanner)),
       get count() {
@@ -110,7 +116,7 @@ class ScanWorker {
         if (this.#job !== m.job) return
         const { start, end } = await chunkRange(fh, chunk, m.chunkBytes, m.size, m.maxLineBytes)
         const counted = { newlines: 0, last: 10 }
-        const writer = batcher(m.mode, m.file, this.#scanner)
+        const writer = batcher(m.mode, m.file, this.#scanner, end - start)
         let line = 0
         try {
           const lines = readLineBytes(readRange(fh, start, end, counted), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
