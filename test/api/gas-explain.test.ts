@@ -33,9 +33,10 @@ describe('GET /v1/gas/explain: the driver of each calibrated tier', () => {
       for (const tier of TIERS) {
         const driver = body.calibrated.tiers[tier].driver
         expect(driver, tier).toEqual(JSON.parse(JSON.stringify(want[tier].driver)))
-        expect(Object.keys(driver).sort()).toEqual(['expert', 'floor_bound', 'level', 'offset', 'samples', 'state'])
+        expect(Object.keys(driver).sort()).toEqual(['cutoff_tercile', 'expert', 'floor_bound', 'level', 'offset', 'samples', 'state'])
         expect(Object.keys(driver.expert as object).sort()).toEqual(['conditioned', 'learning_rate', 'scaled', 'window'])
         expect(['calm', 'busy']).toContain(driver.state)
+        expect(driver.state === 'calm' ? [null] : ['low', 'mid', 'high']).toContain(driver.cutoff_tercile)
       }
     } finally {
       await server.close()
@@ -52,6 +53,7 @@ describe('GET /v1/gas/explain: the driver of each calibrated tier', () => {
         ['no driver', (b) => delete (b.calibrated.tiers.regular as Record<string, unknown>).driver],
         ['no expert', (b) => delete b.calibrated.tiers.regular.driver.expert],
         ['unknown state', (b) => (b.calibrated.tiers.prioritized.driver.state = 'surging')],
+        ['unknown tercile', (b) => (b.calibrated.tiers.prioritized.driver.cutoff_tercile = 'top')],
         ['an extra field', (b) => (b.calibrated.tiers.deprioritized.driver.why = 'x')],
         ['a window of 0', (b) => ((b.calibrated.tiers.regular.driver.expert as { window: number }).window = 0)],
       ]
@@ -63,7 +65,7 @@ describe('GET /v1/gas/explain: the driver of each calibrated tier', () => {
       // the served OpenAPI document says so too
       const spec = (await get(server, '/v1/spec.json')).json() as { components: { schemas: Record<string, { required?: string[] }> } }
       expect(spec.components.schemas.CalibratedTier?.required).toContain('driver')
-      expect(spec.components.schemas.TierDriver?.required).toEqual(['expert', 'state', 'level', 'offset', 'floor_bound', 'samples'])
+      expect(spec.components.schemas.TierDriver?.required).toEqual(['expert', 'state', 'cutoff_tercile', 'level', 'offset', 'floor_bound', 'samples'])
     } finally {
       await server.close()
     }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
+import { rng } from '../helpers/rng.js'
 
 /** Feeds requirements, serving every quote as is; returns the quotes per block. */
 function run(learner: PromiseLearner, reqs: readonly number[]): U64[][] {
@@ -13,6 +14,26 @@ function run(learner: PromiseLearner, reqs: readonly number[]): U64[][] {
       return p
     })
   })
+}
+
+/**
+ * Serves promise 0 of `quoter` on `reqs` (floor 100): its coverage within one block and the mean
+ * overpayment p − max(req, floor) of the included quotes.
+ */
+function costOf(reqs: readonly number[], quoter: { observe(r: number): void; quote(i: number): U64; serve(i: number, p: U64): void }): { overpay: number; coverage: number } {
+  let paid = 0
+  let hits = 0
+  let prev: number | null = null
+  for (const r of reqs) {
+    if (prev !== null && prev >= r) {
+      hits++
+      paid += prev - Math.max(r, 100)
+    }
+    quoter.observe(r)
+    prev = quoter.quote(0) as number
+    quoter.serve(0, prev)
+  }
+  return { overpay: paid / hits, coverage: hits / (reqs.length - 1) }
 }
 
 describe('PromiseLearner', () => {
@@ -76,28 +97,31 @@ describe('PromiseLearner', () => {
   it('prices a drifting market at its going rate: cheaper than a plain window quantile at the same promise', () => {
     // every block full; the going rate swings between 1,000 and 3,000 over 1,500 blocks, each block ±10% around it
     const reqs = Array.from({ length: 4500 }, (_, i) => Math.round((2000 - 1000 * Math.cos((2 * Math.PI * i) / 1500)) * (0.9 + 0.2 * (((i * 7919) % 101) / 100))))
-    const cost = (quoter: { observe(r: number): void; quote(i: number): U64; serve(i: number, p: U64): void }) => {
-      let paid = 0
-      let hits = 0
-      let prev: number | null = null
-      for (const r of reqs) {
-        if (prev !== null && prev >= r) {
-          hits++
-          paid += prev - r
-        }
-        quoter.observe(r)
-        prev = quoter.quote(0) as number
-        quoter.serve(0, prev)
-      }
-      return { overpay: paid / hits, coverage: hits / (reqs.length - 1) }
-    }
     const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
-    const l = cost(learner)
-    const aci = cost(new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
+    const l = costOf(reqs, learner)
+    const aci = costOf(reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
     expect(l.coverage).toBeGreaterThanOrEqual(0.89)
     expect(aci.coverage).toBeGreaterThanOrEqual(0.88)
     expect(l.overpay).toBeLessThan(0.8 * aci.overpay)
     expect(learner.explain(0).expert.scaled).toBe(true)
+  })
+
+  it('conditions on the tercile of the newest cutoff: a market whose level persists is priced at its level, cheaper than a plain window quantile', () => {
+    // nine blocks in ten full; the cutoff level flips between about 500 and 2,000 with chance 0.1 a block, so a high cutoff says the next is likely high
+    const r = rng(7)
+    let high = false
+    const reqs = Array.from({ length: 3000 }, () => {
+      if (r() < 0.1) high = !high
+      return r() < 0.1 ? 0 : Math.round((high ? 2000 : 500) * (0.8 + 0.4 * r()))
+    })
+    const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
+    const l = costOf(reqs, learner)
+    const aci = costOf(reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
+    expect(l.coverage).toBeGreaterThanOrEqual(0.89)
+    expect(l.overpay).toBeLessThan(0.9 * aci.overpay)
+    const e = learner.explain(0)
+    expect(e.expert.conditioned).toBe(true)
+    expect(e.state === 'calm' ? [null] : ['low', 'mid', 'high']).toContain(e.cutoff_tercile)
   })
 
   it('explains which expert and state drove a quote', () => {

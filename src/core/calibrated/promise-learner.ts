@@ -2,35 +2,12 @@ import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
+import { CALM, ChainStateRing, levelOf } from './chain-state.js'
+import { FLOOR_GATE, floorKeeps } from './floor-rule.js'
 import { PromiseLedger } from './promise-ledger.js'
-import { PROMISE_LEARNER_DEFAULTS, STATES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
+import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
 
 export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type PromiseLearnerOptions }
-
-/**
- * How far below q the floor's share of recent samples may fall, in standard errors, before the
- * floor rule gives up the floor: three, because neighbouring k-block minima overlap and a
- * chain's busy stretches cluster, so the share swings wider than independent samples' standard
- * error and a floor that keeps the promise over the long run would otherwise be left for whole
- * stretches; a floor that clearly fails is still left, and the outer offset's gate bounds what
- * the rule costs meanwhile.
- */
-const FLOOR_TEST_Z = 3
-
-/**
- * The floor rule runs while the outer offset is at most this many outcomes above its start
- * (offset ≤ FLOOR_GATE·γ_o): the misses it causes beyond 1 − q raise the offset and switch it
- * off, so it can overdraw the promise by at most this many misses (plus those in flight) before
- * the ensemble prices the promise and pays them back.
- */
-const FLOOR_GATE = 20
-
-/**
- * The chain's going rate, which the scaled experts divide by, is the median cutoff of this many
- * newest full blocks: recent enough to follow a drifting or switching market within a few
- * blocks, and a median so that one outlier block does not set it.
- */
-const LEVEL_BLOCKS = 3
 
 /**
  * A scaled expert is served only when its discounted pinball loss is at least this share below
@@ -46,9 +23,10 @@ const SCALED_MARGIN = 0.1
  * lowest price that keeps them: an ensemble of adaptive-conformal experts (DtACI-style, Gibbs &
  * Candès 2022) over a grid of (window, γ), each either marginal (every recent k-block minimum
  * cutoff), conditioned on the chain's state (only the samples taken after a block in the same
- * state: a calm chain after a burst is calm again, and its calm samples say so at once), or
+ * state, calm or busy by the tercile of its cutoff, see `ChainStateRing`: a calm chain after a
+ * burst is calm again, and its calm samples say so at once), or
  * scaled by the going rate (the largest window only; each sample divided by the median cutoff of the newest
- * `LEVEL_BLOCKS` full blocks when it was quoted; the quote is today's going rate times their
+ * `LEVEL_BLOCKS` full blocks (`ChainStateRing`) when it was quoted; the quote is today's going rate times their
  * quantile, so a market whose price level drifts or switches is priced at its level now). Each
  * expert runs its own ACI level on its own quotes; the expert served is the one with the least
  * discounted pinball loss at q (the proper score of a q-quantile: it charges overpayment at
@@ -68,7 +46,7 @@ const SCALED_MARGIN = 0.1
  * no overpayment where no lower price exists. Gated on d ≤ `FLOOR_GATE`·γ_o, so that the misses
  * it causes raise d and switch it off; the bound above does not depend on the rule.
  *
- * Deterministic. Memory: per distinct k, |windows| × (1 + 2 states) + 1 windows of at most the
+ * Deterministic. Memory: per distinct k, |windows| × (1 + `STATES`) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
  * windows and O(promises · experts) for the updates.
  */
@@ -76,12 +54,6 @@ const SCALED_MARGIN = 0.1
 const MARGINAL = 0
 const CONDITIONED = 1
 const SCALED = 2
-
-/** A price as a positive going rate to divide by (at least 1, so a zero floor divides safely). */
-function levelOf(price: U64): number {
-  const n = Number(price)
-  return n < 1 ? 1 : n
-}
 
 export class PromiseLearner extends PromiseLedger {
   readonly windows: readonly number[]
@@ -103,15 +75,8 @@ export class PromiseLearner extends PromiseLedger {
   private readonly expertKind: Uint8Array
   /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
   private readonly scaledWindows: OrderStatisticWindow[]
-  /** The newest full blocks' cutoffs; their median is the going rate. */
-  private readonly recentFull = createWindow(LEVEL_BLOCKS)
-  private fullSeq = 0
-  /** The going rate after the newest block, and levelRing[t mod (maxK + 1)] after block t. */
-  private going: number
-  private readonly levelRing: Float64Array
-  /** state[t mod (maxK + 1)]: the chain state after block t. */
-  private readonly stateRing: Uint8Array
-  private readonly maxK: number
+  /** The chain's state and going rate after each of the newest max(k) + 1 blocks. */
+  private readonly chain: ChainStateRing
   /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks. */
   private readonly alpha: Float64Array[]
   private readonly loss: Float64Array[]
@@ -121,7 +86,6 @@ export class PromiseLearner extends PromiseLedger {
   /** Whether promise i's newest quote is the floor because the floor keeps it on the recent state. */
   private readonly floorRule: Uint8Array
   private readonly quoted: U64[]
-  private state: ChainState = 0
 
   constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
     super(promises, options.floor)
@@ -139,7 +103,7 @@ export class PromiseLearner extends PromiseLedger {
     // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
     experts.push({ w: largest, γ: slowest, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
-    this.maxK = Math.max(1, ...this.ks)
+    this.chain = new ChainStateRing(options.floor, Math.max(1, ...this.ks) + 1)
     this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
     this.conditional = this.ks.map(() => Array.from({ length: STATES }, () => this.windows.map((w) => createWindow(w))))
     this.condSeq = new Int32Array(this.ks.length * STATES)
@@ -149,9 +113,6 @@ export class PromiseLearner extends PromiseLedger {
     this.expertWindow = Int32Array.from(experts, (e) => e.w)
     this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
     this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
-    this.levelRing = new Float64Array(this.maxK + 1).fill(levelOf(options.floor))
-    this.going = levelOf(options.floor)
-    this.stateRing = new Uint8Array(this.maxK + 1)
     this.alpha = promises.map((p) => new Float64Array(experts.length).fill(1 - p.q))
     this.loss = promises.map(() => new Float64Array(experts.length))
     this.expertQuotes = promises.map((p) => Array.from({ length: p.k + 1 }, () => new Array<U64>(experts.length).fill(options.floor)))
@@ -177,7 +138,7 @@ export class PromiseLearner extends PromiseLedger {
       const v = cutoffPrice(m, this.floor)
       this.minAt[x] = m
       this.cutAt[x] = Number(v)
-      const s = j - k < 0 ? 0 : (this.stateRing[(j - k) % (this.maxK + 1)] as number)
+      const s = this.chain.stateAt(j - k)
       const seq = (this.condSeq[x * STATES + s] as number) + 1
       this.condSeq[x * STATES + s] = seq
       const marginal = this.marginal[x] as OrderStatisticWindow[]
@@ -188,17 +149,11 @@ export class PromiseLearner extends PromiseLedger {
         ;(marginal[w] as OrderStatisticWindow).push(v, j, atFloor)
         ;(conditional[w] as OrderStatisticWindow).push(v, seq, atFloor)
       }
-      const ratio = Number(v) / (j - k < 0 ? levelOf(this.floor) : (this.levelRing[(j - k) % (this.maxK + 1)] as number))
+      const ratio = Number(v) / this.chain.levelAt(j - k)
       ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
     for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
-    this.state = req === 0 ? 0 : 1
-    this.stateRing[j % (this.maxK + 1)] = this.state
-    if (req !== 0) {
-      this.recentFull.push(cutoffPrice(req, this.floor), this.fullSeq++, false)
-      this.going = levelOf(this.recentFull.valueAt(this.recentFull.length >> 1))
-    }
-    this.levelRing[j % (this.maxK + 1)] = this.going
+    this.chain.push(req, j)
     for (let i = 0; i < this.promises.length; i++) this.price(i, j)
   }
 
@@ -259,7 +214,7 @@ export class PromiseLearner extends PromiseLedger {
     if (n === 0) return null
     // a scaled expert's samples are ratios to the going rate: compare the price's ratio
     const scaled = (this.experts[e] as Expert).scaled
-    const bar: U64 = scaled ? Number(price) / this.going : price
+    const bar: U64 = scaled ? Number(price) / this.chain.going : price
     let lo = 0
     let hi = n
     while (lo < hi) {
@@ -286,7 +241,8 @@ export class PromiseLearner extends PromiseLedger {
     const e = this.experts[this.chosen[i] as number] as Expert
     return {
       expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned, scaled: e.scaled },
-      state: this.state === 0 ? 'calm' : 'busy',
+      state: this.chain.state === CALM ? 'calm' : 'busy',
+      cutoff_tercile: TERCILES[this.chain.state] ?? null,
       level: 1 - ((this.alpha[i] as Float64Array)[this.chosen[i] as number] as number),
       offset: this.offset[i] as number,
       floor_bound: this.floorBound(i),
@@ -299,12 +255,8 @@ export class PromiseLearner extends PromiseLedger {
     for (const ws of this.marginal) for (const w of ws) w.clear()
     for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
     for (const w of this.scaledWindows) w.clear()
-    this.recentFull.clear()
-    this.fullSeq = 0
-    this.going = levelOf(this.floor)
-    this.levelRing.fill(this.going)
+    this.chain.clear()
     this.condSeq.fill(0)
-    this.stateRing.fill(0)
     this.promises.forEach((p, i) => {
       ;(this.alpha[i] as Float64Array).fill(1 - p.q)
       ;(this.loss[i] as Float64Array).fill(0)
@@ -315,7 +267,6 @@ export class PromiseLearner extends PromiseLedger {
     this.chosen.fill(0)
     this.floorRule.fill(0)
     this.clearLedger()
-    this.state = 0
   }
 
   /** The window expert e of promise i reads now (its state's, when conditioned and not empty). */
@@ -325,7 +276,7 @@ export class PromiseLearner extends PromiseLedger {
     const marginal = (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
     if (ex.scaled) return this.scaledWindows[x] as OrderStatisticWindow
     if (!ex.conditioned) return marginal
-    const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
+    const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.chain.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
     return w.length === 0 ? marginal : w
   }
 
@@ -364,7 +315,7 @@ export class PromiseLearner extends PromiseLedger {
     const quotes = (this.expertQuotes[i] as U64[][])[j % (k + 1)] as U64[]
     const x = this.kIndex[i] as number
     const marginal = this.marginal[x] as OrderStatisticWindow[]
-    const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.state] as OrderStatisticWindow[]
+    const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.chain.state] as OrderStatisticWindow[]
     const windows = this.expertWindow
     const kinds = this.expertKind
     const scaled = this.scaledWindows[x] as OrderStatisticWindow
@@ -394,22 +345,10 @@ export class PromiseLearner extends PromiseLedger {
     this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
   }
 
-  /**
-   * The floor keeps promise i on the recent samples: the share of all recent samples (the largest
-   * window) the floor alone met is not significantly below q, i.e. at least
-   * q − z·√(q(1 − q)/n) with z = `FLOOR_TEST_Z`. A promise the floor keeps over the long run
-   * then stays at the floor through sampling noise and short busy stretches, and one it does not
-   * keep leaves it once the evidence is clear; the outer offset's gate bounds what the rule can
-   * cost meanwhile. O(1): the window counts its floor samples.
-   */
+  /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */
   private floorKeeps(i: number): boolean {
     const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
-    const n = w.length
-    if (n === 0) return false
-    const q = (this.promises[i] as TierPromise).q
-    // a floor that met none of the samples keeps nothing, however few they are (the margin alone would pass it at n = 1)
-    const met = w.flaggedCount
-    return met > 0 && met >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+    return floorKeeps(w, (this.promises[i] as TierPromise).q)
   }
 
   /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */
@@ -428,7 +367,7 @@ export class PromiseLearner extends PromiseLedger {
     const n = ratios.length
     const need = n === 0 ? 0 : Math.ceil(level * n - 1e-9)
     if (need <= 0) return this.floor
-    const p = Math.ceil((ratios.valueAt((need < n ? need : n) - 1) as number) * this.going - 1e-9)
+    const p = Math.ceil((ratios.valueAt((need < n ? need : n) - 1) as number) * this.chain.going - 1e-9)
     if (!(p <= Number.MAX_SAFE_INTEGER)) return this.quantile(plain, level)
     return p < (this.floor as number) ? this.floor : p
   }

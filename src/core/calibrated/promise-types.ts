@@ -27,11 +27,18 @@ export const PROMISE_LEARNER_DEFAULTS = Object.freeze({
   discount: 0.999,
 })
 
-/** The chain's state after a block, as the learner conditions on it: 0 calm (the block was not full), 1 busy (it was). */
-export type ChainState = 0 | 1
+/**
+ * The chain's state after a block, as the learner conditions on it: 0 calm (the block was not
+ * full); 1, 2, 3 busy (it was), its cutoff in the low, middle or high tercile of the recent full
+ * blocks' cutoffs.
+ */
+export type ChainState = 0 | 1 | 2 | 3
 
 /** Chain states the conditioned experts keep apart. */
-export const STATES = 2
+export const STATES = 4
+
+/** The cutoff tercile of each state (`null`: calm), as `explain()` names it. */
+export const TERCILES: readonly ('low' | 'mid' | 'high' | null)[] = Object.freeze([null, 'low', 'mid', 'high'])
 
 /** What drove a promise's current quote. */
 export interface PromiseExplain {
@@ -39,6 +46,8 @@ export interface PromiseExplain {
   expert: { window: number; learning_rate: number; conditioned: boolean; scaled: boolean }
   /** The chain state the quote was made in (`calm`: the newest block was not full). */
   state: 'calm' | 'busy'
+  /** When busy, the tercile of the newest block's cutoff among the recent full blocks' cutoffs (the conditioned experts' finer state); `null` when calm. */
+  cutoff_tercile: 'low' | 'mid' | 'high' | null
   /** The expert's own level 1 − α and the outer correction added to it. */
   level: number
   offset: number

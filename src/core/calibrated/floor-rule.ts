@@ -1,0 +1,37 @@
+import type { OrderStatisticWindow } from '../window.js'
+
+/**
+ * How far below q the floor's share of recent samples may fall, in standard errors, before the
+ * floor rule gives up the floor: three, because neighbouring k-block minima overlap and a
+ * chain's busy stretches cluster, so the share swings wider than independent samples' standard
+ * error and a floor that keeps the promise over the long run would otherwise be left for whole
+ * stretches; a floor that clearly fails is still left, and the outer offset's gate bounds what
+ * the rule costs meanwhile.
+ */
+export const FLOOR_TEST_Z = 3
+
+/**
+ * The floor rule runs while the outer offset is at most this many outcomes above its start
+ * (offset ≤ FLOOR_GATE·γ_o): the misses it causes beyond 1 − q raise the offset and switch it
+ * off, so it can overdraw the promise by at most this many misses (plus those in flight) before
+ * the ensemble prices the promise and pays them back. Sixty rather than a handful: a promise
+ * the floor barely keeps (floor share a point above q) otherwise leaves the floor after every
+ * short run of misses and pays above-floor prices for coverage it did not need.
+ */
+export const FLOOR_GATE = 60
+
+/**
+ * The floor keeps a promise with probability q on `samples` (the largest window of k-block
+ * minimum cutoffs, floor-met samples flagged): the share the floor alone met is not
+ * significantly below q, i.e. at least q − z·√(q(1 − q)/n) with z = `FLOOR_TEST_Z`. A promise
+ * the floor keeps over the long run then stays at the floor through sampling noise and short
+ * busy stretches, and one it does not keep leaves it once the evidence is clear. A floor that
+ * met none of the samples keeps nothing, however few they are (the margin alone would pass it
+ * at n = 1). O(1): the window counts its flagged samples.
+ */
+export function floorKeeps(samples: OrderStatisticWindow, q: number): boolean {
+  const n = samples.length
+  if (n === 0) return false
+  const met = samples.flaggedCount
+  return met > 0 && met >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+}
