@@ -79,6 +79,18 @@ describe('PromiseLearner', () => {
     expect(busy.coverage(0).rate as number).toBeGreaterThanOrEqual(0.79)
   })
 
+  it('spends hits already banked on floor quotes: after a calm stretch, a busy one the floor fails is quoted at the floor while 30 banked outcomes remain', () => {
+    // 400 calm blocks bank 40 hits beyond q = 0.9; then every block is full at 500
+    const l = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100, windows: [50], learningRates: [0.01] })
+    const quotes = run(l, [...Array<number>(400).fill(0), ...Array<number>(40).fill(501)]).map(([p]) => p as number)
+    // the floor while the window test passes (10 busy samples of 50), then the expert's price …
+    expect(quotes.slice(400, 411).every((p) => p === 100)).toBe(true)
+    expect(quotes[411]).toBe(501)
+    // … and the floor again whenever the banked surplus is back at 30 outcomes, though the floor met only 30 of the 50 recent samples
+    expect(quotes.slice(411).flatMap((p, i) => (p === 100 ? [411 + i] : []))).toEqual([420, 430])
+    expect(l.calibration(0).offset / l.outerRate).toBeGreaterThan(-30)
+  })
+
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
     // calm chain, with a 30-block burst at 2,000 every 300 blocks: 0.9 within 1 needs the burst priced
     const reqs = Array.from({ length: 3000 }, (_, i) => (i % 300 < 30 ? 2001 : 0))

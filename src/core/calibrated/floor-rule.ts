@@ -21,6 +21,16 @@ export const FLOOR_TEST_Z = 3
 export const FLOOR_GATE = 60
 
 /**
+ * The floor is also quoted while the outer offset is at least this many outcomes below its
+ * start (offset ≤ −FLOOR_SURPLUS·γ_o): the promise has banked that many hits beyond q, mostly in
+ * stretches where the floor alone was included, and spending them on floor quotes costs nothing
+ * while spending them on a lowered quantile of a busy state's samples still pays above the floor.
+ * Thirty: well above the offset's block-to-block swing, so the rule fires on a real surplus and
+ * not on the noise of a promise that is being kept at q.
+ */
+export const FLOOR_SURPLUS = 30
+
+/**
  * The floor keeps a promise with probability q on `samples` (the largest window of k-block
  * minimum cutoffs, floor-met samples flagged): the share the floor alone met is not
  * significantly below q, i.e. at least q − z·√(q(1 − q)/n) with z = `FLOOR_TEST_Z`. A promise

@@ -3,7 +3,7 @@ import { cutoffPrice, type Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
-import { FLOOR_GATE, floorKeeps } from './floor-rule.js'
+import { FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
 import { PromiseLedger } from './promise-ledger.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
 
@@ -44,7 +44,10 @@ const SCALED_MARGIN = 0.1
  * Floor rule: a promise is quoted at the floor whenever the floor's share of all recent samples
  * (the largest window) is not significantly below q (`floorKeeps`), whatever the current state:
  * no overpayment where no lower price exists. Gated on d ≤ `FLOOR_GATE`·γ_o, so that the misses
- * it causes raise d and switch it off; the bound above does not depend on the rule.
+ * it causes raise d and switch it off. It is also quoted while d ≤ −`FLOOR_SURPLUS`·γ_o: hits
+ * beyond q already banked (calm stretches the floor kept) are spent as floor quotes rather than
+ * as a lower quantile of a busy state's samples; their misses raise d out of that range. The bound
+ * above does not depend on the rule.
  *
  * Deterministic. Memory: per distinct k, |windows| × (1 + `STATES`) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
@@ -341,7 +344,9 @@ export class PromiseLearner extends PromiseLedger {
     }
     if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * (loss[best] as number)) best = bestScaled
     this.chosen[i] = best
-    this.floorRule[i] = (this.offset[i] as number) <= FLOOR_GATE * this.outerRate && this.floorKeeps(i) ? 1 : 0
+    const d = this.offset[i] as number
+    // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
+    this.floorRule[i] = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate ? 1 : 0
     this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
   }
 
