@@ -3,6 +3,7 @@ import { cutoffPrice, type Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { PromiseLedger, type Coverage } from './promise-ledger.js'
+import { windowQuantile } from './window-quantile.js'
 
 export type { Coverage }
 
@@ -74,12 +75,7 @@ export class ConformalQuotes extends PromiseLedger {
 
   /** Promise i's price at its current level: the empirical (1 − α_i)-quantile of its k-window, at least the floor. O(1) or O(log W). */
   quote(i: number): U64 {
-    const w = this.windows[this.kIndex[i] as number] as OrderStatisticWindow
-    const n = w.length
-    if (n === 0) return this.floor
-    const need = Math.ceil((1 - (this.alpha[i] as number)) * n - 1e-9)
-    if (need <= 0) return this.floor
-    return w.valueAt(Math.min(n, need) - 1)
+    return windowQuantile(this.windows[this.kIndex[i] as number] as OrderStatisticWindow, 1 - (this.alpha[i] as number), this.floor)
   }
 
   /** Promise i's current quantile level 1 − α_i (the raw level: above 1 means "beyond the window's maximum"). */

@@ -5,6 +5,7 @@ import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
 import { FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
 import { PromiseLedger } from './promise-ledger.js'
+import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
 
 export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type PromiseLearnerOptions }
@@ -327,7 +328,7 @@ export class PromiseLearner extends PromiseLedger {
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
       if (kinds[e] === SCALED) {
-        quotes[e] = this.scaledQuantile(scaled, 1 - (alpha[e] as number), marginal[wi] as OrderStatisticWindow)
+        quotes[e] = scaledQuantile(scaled, 1 - (alpha[e] as number), this.chain.going, marginal[wi] as OrderStatisticWindow, this.floor)
         if (bestScaled < 0 || (loss[e] as number) < (loss[bestScaled] as number)) bestScaled = e
         continue
       }
@@ -336,7 +337,7 @@ export class PromiseLearner extends PromiseLedger {
         const c = conditional[wi] as OrderStatisticWindow
         if (c.length > 0) w = c
       }
-      // the quantile at level 1 − α (see `quantile`), inlined: this loop is the learner's hot path
+      // the quantile at level 1 − α (see `windowQuantile`), inlined: this loop is the learner's hot path
       const n = w.length
       const need = n === 0 ? 0 : Math.ceil((1 - (alpha[e] as number)) * n - 1e-9)
       quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
@@ -360,30 +361,8 @@ export class PromiseLearner extends PromiseLedger {
   private expertPrice(i: number, e: number, level: number): U64 {
     const x = this.kIndex[i] as number
     const ex = this.experts[e] as Expert
-    if (!ex.scaled) return this.quantile(this.windowOf(i, e), level)
-    return this.scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, level, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow)
-  }
-
-  /**
-   * The going rate times the ratios' quantile at `level`, rounded up, at least the floor; the
-   * plain window's quantile where that product is not a safe integer (a going rate above 2^53).
-   */
-  private scaledQuantile(ratios: OrderStatisticWindow, level: number, plain: OrderStatisticWindow): U64 {
-    const n = ratios.length
-    const need = n === 0 ? 0 : Math.ceil(level * n - 1e-9)
-    if (need <= 0) return this.floor
-    const p = Math.ceil((ratios.valueAt((need < n ? need : n) - 1) as number) * this.chain.going - 1e-9)
-    if (!(p <= Number.MAX_SAFE_INTEGER)) return this.quantile(plain, level)
-    return p < (this.floor as number) ? this.floor : p
-  }
-
-  /** The least held value v with at least ⌈level·n⌉ of the n values ≤ v; the floor when empty or level ≤ 0. */
-  private quantile(w: OrderStatisticWindow, level: number): U64 {
-    const n = w.length
-    if (n === 0) return this.floor
-    const need = Math.ceil(level * n - 1e-9)
-    if (need <= 0) return this.floor
-    return w.valueAt(Math.min(n, need) - 1)
+    if (!ex.scaled) return windowQuantile(this.windowOf(i, e), level, this.floor)
+    return scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, level, this.chain.going, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow, this.floor)
   }
 
   /**
