@@ -5,13 +5,11 @@
  *    each (the baseline):
  *    - reading the blocks for the engine with the block scanner (`scanBlocks`: read, scan,
  *      parseBlockJson of the skeleton), on the main thread: target >= 1.5x (issue 12);
- *    - the same on 2 worker threads (`threads: 2`), reported beside it, not instead of it;
- *    - replay (blocks + ingest) with the scanner, on the main thread and on 2 workers;
+ *    - replay (blocks + ingest) with the scanner, on the main thread;
  *    - replay through the full parser (read + JSON.parse + parseBlockJson + ingest): target >= 0.8x;
  *    - the full backtest (three strategies, scoring, report data), for scale.
  *    Plain wall-clock timing in paired rounds (median of per-round ratios), not tinybench: the
- *    passes take ~50-100 ms each and a paired design cancels the machine's drift. The worker
- *    pool is started by the warm-up passes, so its start-up (~50 ms per worker) is not timed.
+ *    passes take ~50-100 ms each and a paired design cancels the machine's drift.
  * 2. Memory: peak RSS (`process.resourceUsage().maxRSS`) of a backtest over 1,000,000 blocks
  *    against 100,000 blocks of the same synthetic stream, each in a fresh child process
  *    (bench/replay-memory.ts), median of 3 runs per size. Target: within 10 MB. The retained heap
@@ -45,8 +43,6 @@ export interface ReplayBenchResult {
   /** `scanBlocks` on the main thread vs split + JSON.parse (target >= 1.5x). */
   scan_ratio: number
   scan_target_met: boolean
-  /** `scanBlocks` on 2 worker threads vs split + JSON.parse. */
-  scan_threaded_ratio: number
   /** Replay through the full parser vs split + JSON.parse (target >= 0.8x). */
   replay_ratio: number
   replay_target_met: boolean
@@ -91,24 +87,10 @@ export async function runReplayBench(opts: { rounds?: number; repeats?: number; 
       },
     },
     {
-      name: 'scan on 2 worker threads (scanBlocks threads: 2)',
-      run: async () => {
-        for await (const { block } of scanBlocks(file, { threads: 2 })) sink += block.gas_unit_prices.length
-      },
-    },
-    {
       name: 'replay: scanBlocks + ingest (main thread)',
       run: async () => {
         const e = createEstimator(config)
         for await (const { block } of scanBlocks(file)) e.ingest(block)
-        sink += e.estimate().gas_estimate as number
-      },
-    },
-    {
-      name: 'replay: scanBlocks on 2 worker threads + ingest',
-      run: async () => {
-        const e = createEstimator(config)
-        for await (const { block } of scanBlocks(file, { threads: 2 })) e.ingest(block)
         sink += e.estimate().gas_estimate as number
       },
     },
@@ -170,13 +152,12 @@ export async function runReplayBench(opts: { rounds?: number; repeats?: number; 
   })
   const growth = (memory[1] as { max_rss_bytes: number }).max_rss_bytes - (memory[0] as { max_rss_bytes: number }).max_rss_bytes
   const ratioOf = (i: number) => (throughput[i] as { ratio_to_parse: number }).ratio_to_parse
-  const [scan, scanThreaded, ratio] = [ratioOf(1), ratioOf(2), ratioOf(5)]
+  const [scan, ratio] = [ratioOf(1), ratioOf(3)]
   return {
     fixture: { path: file, blocks, bytes },
     throughput,
     scan_ratio: scan,
     scan_target_met: scan >= 1.5,
-    scan_threaded_ratio: scanThreaded,
     replay_ratio: ratio,
     replay_target_met: ratio >= 0.8,
     memory,
@@ -190,7 +171,7 @@ function resultRows(r: ReplayBenchResult): Row[] {
   const [base, ...passes] = r.throughput
   if (base === undefined) return []
   // Targets as speedups over the baseline pass become limits on pass / baseline time.
-  const targets: Record<number, number> = { 0: 1 / 1.5, 4: 1 / 0.8 }
+  const targets: Record<number, number> = { 0: 1 / 1.5, 2: 1 / 0.8 }
   const rows = passes.map((t, i) =>
     row(t.name, 'ms per pass', [t.name.replace(/ \(.*$/, ''), t.round_ms], [[base.name, base.round_ms]], {
       ...(targets[i] === undefined ? {} : { maxRatio: Number((targets[i] as number).toFixed(3)) }),
@@ -215,7 +196,7 @@ function printReport(r: ReplayBenchResult): void {
   console.log('| pass | ms | blocks/s | MB/s | ratio to split+parse |')
   console.log('|---|---:|---:|---:|---:|')
   for (const t of r.throughput) console.log(`| ${t.name} | ${t.ms_per_pass.toFixed(1)} | ${Math.round(t.blocks_per_s)} | ${t.mb_per_s.toFixed(1)} | ${t.ratio_to_parse.toFixed(2)}x |`)
-  console.log(`\nscan ratio ${r.scan_ratio.toFixed(2)}x on the main thread (target >= 1.5x): ${r.scan_target_met ? 'met' : 'NOT met'}; on 2 worker threads ${r.scan_threaded_ratio.toFixed(2)}x`)
+  console.log(`\nscan ratio ${r.scan_ratio.toFixed(2)}x on the main thread (target >= 1.5x): ${r.scan_target_met ? 'met' : 'NOT met'}`)
   console.log(`replay ratio through the full parser ${r.replay_ratio.toFixed(2)}x (target >= 0.8x): ${r.replay_target_met ? 'met' : 'NOT met'}`)
   console.log('\n| blocks | max RSS MiB (median run) | all runs | retained heap MiB | s |')
   console.log('|---:|---:|---|---:|---:|')

@@ -2,11 +2,9 @@ import { stat } from 'node:fs/promises'
 import type { BlockInput } from '../core/block.js'
 import { readChunks } from '../ledger/read/file-range.js'
 import { parseJsonLine } from '../ledger/read/json-lines.js'
-import { readLineBytes, readLines, sourceName, type LineSource } from '../ledger/read/lines.js'
+import { readLineRuns, readLines, sourceName, type LineBytes, type LineSource } from '../ledger/read/lines.js'
 import { toBlockInput } from '../ledger/read/read-blocks.js'
 import { BlockScanner } from '../ledger/read/block-scanner.js'
-import { scanBlocks } from '../ledger/scan-blocks.js'
-import { scanBlocksThreaded } from '../ledger/threads/scan-threads.js'
 import type { SourcedBlock } from './backtest.js'
 import { readCsvBlocks } from './csv-blocks.js'
 
@@ -23,6 +21,13 @@ export function detectFormat(path: string, explicit?: InputFormat): InputFormat 
 export interface OpenedInput {
   file: string
   blocks: AsyncGenerator<SourcedBlock>
+  /**
+   * The same blocks a run at a time, for a consumer that takes many at once: a run holds the
+   * lines of one chunk of the file, each read into its block (or its error thrown) as the run's
+   * iterator reaches it, so a bad line still throws after the blocks before it. One
+   * asynchronous step per chunk instead of one per block. Iterate `runs` or `blocks`, not both.
+   */
+  runs: AsyncGenerator<Iterable<SourcedBlock>>
   /** Bytes of the file read so far (0 for standard input). */
   bytesRead(): number
   /** The file's size, or `null` for standard input. */
@@ -46,9 +51,39 @@ function parseLine(file: string, line: number, bytes: Buffer): BlockInput {
   return parseJsonLine(file, line, bytes.toString('utf8'), toBlockInput)
 }
 
-/** The blocks of the JSON Lines of `source`, each line read by `read` (as `scanBlocks` does in its calling thread). */
-async function* blocksOf(source: LineSource, file: string, read: (file: string, line: number, bytes: Buffer) => BlockInput): AsyncGenerator<SourcedBlock> {
-  for await (const { number, bytes } of readLineBytes(source, { file })) yield { file, line: number, block: read(file, number, bytes) }
+type LineReader = (file: string, line: number, bytes: Buffer) => BlockInput
+
+/** The blocks of the JSON Lines of `source` in runs (`readLineRuns`), each line read by `read` (as `scanBlocks` does in its calling thread). */
+async function* runsOf(source: LineSource, file: string, read: LineReader): AsyncGenerator<Iterable<SourcedBlock>> {
+  for await (const lines of readLineRuns(source, { file })) yield blocksOfRun(lines, file, read)
+}
+
+/** A run's blocks, each line read when it is reached. */
+function* blocksOfRun(lines: LineBytes[], file: string, read: LineReader): Generator<SourcedBlock> {
+  for (let i = 0; i < lines.length; i++) {
+    const { number, bytes } = lines[i] as LineBytes
+    yield { file, line: number, block: read(file, number, bytes) }
+  }
+}
+
+/** The blocks of `runs`, one at a time. */
+async function* blocksOfRuns(runs: AsyncIterable<Iterable<SourcedBlock>>): AsyncGenerator<SourcedBlock> {
+  for await (const run of runs) for (const block of run) yield block
+}
+
+/** Blocks read one at a time (CSV) as runs of one. */
+async function* runsOfOne(blocks: AsyncIterable<SourcedBlock>): AsyncGenerator<Iterable<SourcedBlock>> {
+  for await (const block of blocks) yield [block]
+}
+
+/** An opened input whose blocks come in runs. */
+function ofRuns(file: string, runs: AsyncGenerator<Iterable<SourcedBlock>>, bytesRead: () => number, totalBytes: number | null): OpenedInput {
+  return { file, blocks: blocksOfRuns(runs), runs, bytesRead, totalBytes }
+}
+
+/** An opened input whose blocks come one at a time. */
+function ofBlocks(file: string, blocks: AsyncGenerator<SourcedBlock>, bytesRead: () => number, totalBytes: number | null): OpenedInput {
+  return { file, blocks, runs: runsOfOne(blocks), bytesRead, totalBytes }
 }
 
 /** `chunks`, adding the bytes of each to `counted.bytes` as it is yielded. */
@@ -61,8 +96,6 @@ async function* counting(chunks: AsyncIterable<Buffer>, counted: { bytes: number
 
 /** How `openInput` reads. */
 export interface OpenOptions {
-  /** Worker threads that scan a regular JSON Lines file (default 0: the calling thread reads). */
-  threads?: number | undefined
   /** Regular files below this size go through `JSON.parse` (default `PARSE_BELOW_BYTES`); a test sets it to reach either path. */
   parseBelowBytes?: number | undefined
 }
@@ -75,9 +108,7 @@ export interface OpenOptions {
  * one naming the file with field `(file)`.
  *
  * How JSON Lines are read is chosen here, for speed only (the blocks and errors are the same):
- * - `threads` (a regular file only) scans on that many worker threads (`scanBlocksThreaded`),
- *   sooner on a large file with spare cores;
- * - else a file is read into two buffers refilled in turn (`readChunks`), not through a read
+ * - a file is read into two buffers refilled in turn (`readChunks`), not through a read
  *   stream, which takes a fresh buffer per chunk: faulting in that fresh memory cost a cold
  *   process more than splitting and scanning the lines;
  * - and a regular file below `parseBelowBytes` (default `PARSE_BELOW_BYTES`) goes through `JSON.parse`, a larger one (or a
@@ -85,24 +116,20 @@ export interface OpenOptions {
  */
 export async function openInput(path: string, format: InputFormat, stdin?: NodeJS.ReadableStream, options: OpenOptions = {}): Promise<OpenedInput> {
   const file = sourceName(path)
-  const threads = options.threads ?? 0
   if (path === '-') {
     const stream = stdin ?? process.stdin
-    return { file, blocks: format === 'csv' ? readCsvBlocks(readLines(stream, { file }), file) : scanBlocks(stream, { file }), bytesRead: () => 0, totalBytes: null }
+    if (format === 'csv') return ofBlocks(file, readCsvBlocks(readLines(stream, { file }), file), () => 0, null)
+    const scanner = new BlockScanner()
+    return ofRuns(file, runsOf(stream, file, (f, l, b) => scanner.blockOfLine(f, l, b)), () => 0, null)
   }
   // A file that cannot be read is reported by the line splitter when the blocks are first asked for.
   const info = await stat(path).catch(() => null)
   const regular = info?.isFile() === true
   const totalBytes = info?.size ?? null
-  if (format === 'jsonl' && threads > 0 && regular) {
-    const progress = { bytes: 0 }
-    return { file, blocks: scanBlocksThreaded(path, { threads, file }, progress), bytesRead: () => progress.bytes, totalBytes }
-  }
   const counted = { bytes: 0 }
   const chunks = counting(readChunks(path), counted)
+  if (format === 'csv') return ofBlocks(file, readCsvBlocks(readLines(chunks, { file }), file), () => counted.bytes, totalBytes)
   const parse = regular && (totalBytes as number) < (options.parseBelowBytes ?? PARSE_BELOW_BYTES)
   const scanner = parse ? null : new BlockScanner()
-  const blocks =
-    format === 'csv' ? readCsvBlocks(readLines(chunks, { file }), file) : blocksOf(chunks, file, scanner === null ? parseLine : (f, l, b) => scanner.blockOfLine(f, l, b))
-  return { file, blocks, bytesRead: () => counted.bytes, totalBytes }
+  return ofRuns(file, runsOf(chunks, file, scanner === null ? parseLine : (f, l, b) => scanner.blockOfLine(f, l, b)), () => counted.bytes, totalBytes)
 }

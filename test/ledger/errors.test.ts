@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { InvalidBlockError } from '../../src/core/errors.js'
-import { scanBlocks } from '../../src/ledger/scan-blocks.js'
+import { ingestBlockOfLine } from '../../src/ledger/ingest/ingest-block.js'
+import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
+import { readLineBytes } from '../../src/ledger/read/lines.js'
+import { ingestBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
 import { BlockContinuityError, InvalidDataError } from '../../src/ledger/store/errors.js'
 import { ChainBuilder } from '../helpers/chain-builder.js'
 
@@ -36,17 +39,19 @@ describe('InvalidDataError: the parts of its message are fields', () => {
     expect(e.message).toBe('f:2: block_height: block 12: gap: expected 11')
   })
 
-  it('crosses a worker thread as fields: a threaded scan throws the sequential scan’s file, line, field and detail', async () => {
+  it('crosses a worker thread as fields: a threaded ingest read throws the sequential read’s file, line, field and detail', async () => {
     const blocks = new ChainBuilder({ height: 3, version: 30 }).blocks(3, () => [{ sender: 1, gas_unit_price: 150 }])
     const lines = blocks.map((b) => JSON.stringify(b))
     lines[1] = (lines[1] as string).replace('"gas_unit_price":"150"', '"gas_unit_price":"1.5"')
     const file = join(dir, 'bad.jsonl')
     writeFileSync(file, `${lines.join('\n')}\n`)
-    const drain = (threads: number) => async () => {
-      for await (const _ of scanBlocks(file, { threads })) void _
-    }
-    const sequential = await thrown(drain(0))
-    const threaded = await thrown(drain(1))
+    const sequential = await thrown(async () => {
+      const scanner = new BlockScanner()
+      for await (const { number, bytes } of readLineBytes(file)) ingestBlockOfLine(file, number, bytes, 100, scanner)
+    })
+    const threaded = await thrown(async () => {
+      for await (const _ of ingestBlocksThreaded(file, { threads: 1, maxTransactions: 100 })) void _
+    })
     expect(sequential).toBeInstanceOf(InvalidDataError)
     expect(threaded).toBeInstanceOf(InvalidDataError)
     const fields = (e: InvalidDataError) => ({ file: e.file, line: e.line, field: e.field, detail: e.detail, message: e.message })

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { InvalidDataError } from '../../src/ledger/store/errors.js'
-import { readLines, type Line, type LineOptions } from '../../src/ledger/read/lines.js'
+import { readLineBytes, readLineRuns, readLines, type Line, type LineOptions } from '../../src/ledger/read/lines.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-lines-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -97,5 +97,41 @@ describe('readLines: the one line splitter', () => {
   it('names a file it cannot read, with (file)', async () => {
     await expect(readLines(join(dir, 'missing.jsonl')).next()).rejects.toThrow(/missing\.jsonl:0: \(file\): cannot read: ENOENT/)
     await expect(readLines(dir).next()).rejects.toThrow(new RegExp(`${dir}:0: \\(file\\): cannot read: EISDIR \\(it is a directory\\)`))
+  })
+
+  it('readLineRuns gives the lines of readLineBytes a chunk at a time, and throws the same error after the same lines', async () => {
+    /** Every line's number and text, and the error's message or null, with the runs' sizes. */
+    async function read<T>(source: AsyncIterable<T>, take: (item: T) => { number: number; bytes: Buffer }[]) {
+      const got: [number, string][] = []
+      const sizes: number[] = []
+      try {
+        for await (const item of source) {
+          const lines = take(item)
+          sizes.push(lines.length)
+          // Read before the next run is asked for: the bytes hold until then.
+          for (const { number, bytes } of lines) got.push([number, bytes.toString('utf8')])
+        }
+      } catch (error) {
+        return { got, sizes, error: (error as Error).message }
+      }
+      return { got, sizes, error: null }
+    }
+    const options = { file: 'f.jsonl', maxLineBytes: 6 }
+    for (const chunks of [['\uFEFFa\r\n\nbc\nd', 'ef\n12'], ['x\n', 'y\nz\n', '1234567\nw\n'], ['', 'q']]) {
+      const source = () => Readable.from(chunks.map((c) => Buffer.from(c)))
+      const runs = await read(readLineRuns(source(), options), (run) => run)
+      const lines = await read(readLineBytes(source(), options), (line) => [line])
+      expect(runs.got).toEqual(lines.got)
+      expect(runs.error).toBe(lines.error)
+      expect(runs.sizes.every((n) => n > 0)).toBe(true)
+    }
+    const two = await read(readLineRuns(Readable.from([Buffer.from('a\nb\nc'), Buffer.from('d\ne\n')]), options), (run) => run)
+    expect(two.sizes).toEqual([2, 2])
+    expect(two.got).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'cd'],
+      [4, 'e'],
+    ])
   })
 })

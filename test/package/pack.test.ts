@@ -189,14 +189,6 @@ describe('the package from npm pack, installed into an empty project', () => {
     for (const command of ['estimate', 'replay', 'generate', 'backtest', 'ingest', 'serve', 'follow']) expect(help.stdout).toContain(`  ${command} `)
   })
 
-  // The worker is its own file in dist/ (one for replay's and ingest's scans): it must be found from the installed bin.
-  it('the installed bin scans on worker threads: replay --threads 2 writes what replay does', { timeout: 120_000 }, async () => {
-    const sample = join(root, 'data', 'chain.jsonl')
-    const inPlace = await sh(bin, ['replay', '--input', sample], app)
-    expect(inPlace.stdout.trim().split('\n')).toHaveLength(2000)
-    expect(await sh(bin, ['replay', '--input', sample, '--threads', '2'], app)).toEqual(inPlace)
-  })
-
   it('ledger-gas serve, with no data file in the package, serves the sample chain regenerated from its seed, the same blocks as data/chain.jsonl, and exits 0 on SIGTERM', { timeout: 120_000 }, async () => {
     const child = spawn(bin, ['serve', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'ignore', 'pipe'] })
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))

@@ -7,7 +7,7 @@ import { renderReport } from '../../replay/report-html.js'
 import { toBacktestJson } from '../../replay/result-json.js'
 import { MAX_K } from '../../replay/scorer.js'
 import { runBacktest } from '../../replay/backtest.js'
-import { intFlag, MAX_THREADS, parseFlags, required } from '../args.js'
+import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
 import { warn, type CliIo, type Command } from '../io.js'
@@ -16,7 +16,7 @@ import { checkInput, checkOutput } from '../paths.js'
 export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas backtest --input FILE|- [--strategies LIST] [--k 1,3,10] [--config FILE.json]
-                          [--json OUT.json|-] [--report OUT.html|-] [--format jsonl|csv] [--threads N]
+                          [--json OUT.json|-] [--report OUT.html|-] [--format jsonl|csv]
 
 Replays recorded blocks through several gas-price strategies in one streaming pass (constant
 memory, any length) and scores every tier of every strategy on the block data alone: a txn priced
@@ -29,8 +29,6 @@ then goes to standard error). Output paths are checked before the input is read.
                      a header naming block_height and gas_unit_price (optional epoch, gas_used;
                      missing heights are empty blocks; rows grouped by non-decreasing height)
   --format F         jsonl or csv (default: csv for *.csv, else jsonl)
-  --threads N        scan a JSON Lines input file on N worker threads (default 0: in the main
-                     thread); the same result, sooner on a large file with spare cores
   --k LIST           horizons in blocks, comma-separated (default 1,3,10)
   --config FILE      estimator config (Aptos key names): fullness rules and floor for scoring,
                      and the base of every aptos strategy (default: Aptos defaults)
@@ -52,7 +50,6 @@ export const run: Command = async (args, io) => {
     json: { type: 'string' },
     report: { type: 'string' },
     format: { type: 'string' },
-    threads: { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -63,7 +60,6 @@ export const run: Command = async (args, io) => {
     throw new UsageError(`--format must be jsonl or csv, got '${flags.format}'`)
   }
   const ks = parseKs(flags.k ?? '1,3,10')
-  const threads = intFlag(flags.threads, 'threads', 0, 0, MAX_THREADS)
   const config = await loadConfigFile(flags.config)
   let strategies
   try {
@@ -80,7 +76,7 @@ export const run: Command = async (args, io) => {
   if (json !== undefined) await checkOutput(json, 'json')
   if (report !== undefined) await checkOutput(report, 'report')
 
-  const opened = await openInput(input, detectFormat(input, flags.format as InputFormat | undefined), io.stdin, { threads })
+  const opened = await openInput(input, detectFormat(input, flags.format as InputFormat | undefined), io.stdin)
   const progress = io.stderr.isTTY === true ? progressBar(io, opened.bytesRead, opened.totalBytes) : undefined
   let result
   try {

@@ -1,21 +1,19 @@
 import { createEstimator } from '../../core/estimator.js'
 import { InvalidDataError } from '../../ledger/store/errors.js'
 import { openInput } from '../../replay/read-input.js'
-import { intFlag, MAX_THREADS, parseFlags, required } from '../args.js'
+import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { warn, type Command } from '../io.js'
 import { openOutput } from '../output.js'
 import { checkInput } from '../paths.js'
 export { reportFailure } from '../run-command.js'
 
-const HELP = `usage: ledger-gas replay --input FILE|- [--config FILE.json] [--output FILE|-] [--threads N]
+const HELP = `usage: ledger-gas replay --input FILE|- [--config FILE.json] [--output FILE|-]
 
 Writes one JSON line per ingested block: its height and epoch (u64 strings, as the node writes
 them) and the estimate right after it (JSON integers):
 {"block_height":"7","epoch":"2","deprioritized_gas_estimate":100,"gas_estimate":150,"prioritized_gas_estimate":300}
---output - (the default) is standard output. --threads N scans a regular input file on N worker
-threads (default 0: in the main thread); the output is the same, sooner on a large file with
-spare cores.
+--output - (the default) is standard output.
 `
 
 /** Lines are gathered into chunks of about this many characters before each write. */
@@ -26,7 +24,6 @@ export const run: Command = async (args, io) => {
     input: { type: 'string', short: 'i' },
     config: { type: 'string', short: 'c' },
     output: { type: 'string', short: 'o' },
-    threads: { type: 'string' },
   })
   if (flags.help) {
     io.stdout.write(HELP)
@@ -34,29 +31,31 @@ export const run: Command = async (args, io) => {
   }
   const input = required(flags.input, 'input')
   const output = flags.output ?? '-'
-  const threads = intFlag(flags.threads, 'threads', 0, 0, MAX_THREADS)
   const estimator = createEstimator(await loadConfigFile(flags.config))
   await checkInput(input, 'input')
   const out = await openOutput(output, 'output', io.stdout)
-  // openInput chooses how the file is read (threads, parser or scanner by size): same blocks and errors.
-  const { file, blocks: read } = await openInput(input, 'jsonl', io.stdin, { threads })
+  // openInput chooses how the file is read (parser or scanner by size): same blocks and errors.
+  const { file, runs } = await openInput(input, 'jsonl', io.stdin)
   let blocks = 0
   let chunk = ''
   try {
-    for await (const { line, block } of read) {
-      let priced
-      try {
-        priced = estimator.ingest(block)
-      } catch (error) {
-        throw InvalidDataError.at(file, line, error)
-      }
-      blocks++
-      const e = estimator.estimate()
-      chunk += `{"block_height":"${priced.block_height}","epoch":"${priced.epoch}","deprioritized_gas_estimate":${e.deprioritized_gas_estimate},"gas_estimate":${e.gas_estimate},"prioritized_gas_estimate":${e.prioritized_gas_estimate}}\n`
-      if (chunk.length >= CHUNK_CHARS) {
-        await out.write(chunk)
-        chunk = ''
-        if (out.gone) return 0
+    // A run at a time: the blocks of one chunk of the file without an asynchronous step between them.
+    for await (const run of runs) {
+      for (const { line, block } of run) {
+        let priced
+        try {
+          priced = estimator.ingest(block)
+        } catch (error) {
+          throw InvalidDataError.at(file, line, error)
+        }
+        blocks++
+        const e = estimator.estimate()
+        chunk += `{"block_height":"${priced.block_height}","epoch":"${priced.epoch}","deprioritized_gas_estimate":${e.deprioritized_gas_estimate},"gas_estimate":${e.gas_estimate},"prioritized_gas_estimate":${e.prioritized_gas_estimate}}\n`
+        if (chunk.length >= CHUNK_CHARS) {
+          await out.write(chunk)
+          chunk = ''
+          if (out.gone) return 0
+        }
       }
     }
   } catch (error) {

@@ -81,52 +81,124 @@ export function readLineBytes(source: LineSource, options: LineOptions = {}): As
   return splitLines(source, options, (number, bytes) => ({ number, bytes }))
 }
 
-/** The one splitter behind `readLines` and `readLineBytes`; `make` turns a non-blank line into what is yielded. */
-async function* splitLines<T>(source: LineSource, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
-  const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
-  const file = options.file ?? sourceName(source)
-  const bom = options.bom ?? true
-  const firstLine = options.firstLine ?? 1
-  const stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
-  // Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never more
-  // than the limit); `number` is the number of the current line.
-  let held: Buffer[] = []
-  let run = 0
-  let number = firstLine
-  /** The current line, ending at `end` of `last`; `null` when it is blank. */
-  const take = (last: Buffer, start: number, end: number): T | null => {
-    let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
-    held = []
-    // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
-    if (number === firstLine && bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
-    if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
-    return bytes.length === 0 ? null : make(number, bytes)
-  }
-  const tooLong = () => new InvalidDataError(file, number, '(line)', `longer than the limit of ${maxLineBytes} bytes per line (max line bytes); one block must fit in one line`)
+/**
+ * `readLineBytes` a run at a time: the lines that end in each chunk read, in one array, so that
+ * a consumer that takes many lines at a time (replay) pays one asynchronous step per chunk
+ * instead of one per line. Same splitting, numbering, BOM, limit and errors: the lines before a
+ * line over the limit come in a run of their own, then the error is thrown. Each line's bytes
+ * hold until the next run is asked for.
+ *
+ * @example for await (const run of readLineRuns('chain.jsonl')) for (const { number, bytes } of run) …
+ */
+export async function* readLineRuns(source: LineSource, options: LineOptions = {}): AsyncGenerator<LineBytes[]> {
+  const cutter = new LineCutter(source, options, (number, bytes) => ({ number, bytes }))
+  let run: LineBytes[] = []
   try {
-    for await (const chunk of stream) {
-      const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array)
-      let start = 0
-      for (;;) {
-        const nl = bytes.indexOf(10, start)
-        run += (nl === -1 ? bytes.length : nl) - start
-        if (run > maxLineBytes) throw tooLong()
-        if (nl === -1) break
-        const line = take(bytes, start, nl)
-        if (line !== null) yield line
-        run = 0
-        number++
-        start = nl + 1
+    for await (const chunk of cutter.stream) {
+      const tooLong = cutter.cut(chunk, run)
+      if (run.length > 0) {
+        yield run
+        run = []
       }
-      // A copy: the source may refill this chunk's buffer with the next one.
-      if (start < bytes.length) held.push(Buffer.from(bytes.subarray(start)))
+      if (tooLong !== null) throw tooLong
     }
   } catch (error) {
-    if (error instanceof InvalidDataError) throw error
-    throw unreadable(file, number, error)
+    throw cutter.failure(error)
   }
-  const last = take(Buffer.alloc(0), 0, 0)
-  if (last !== null) yield last
+  cutter.end(run)
+  if (run.length > 0) yield run
+}
+
+/** The one splitter behind `readLines` and `readLineBytes`; `make` turns a non-blank line into what is yielded. */
+async function* splitLines<T>(source: LineSource, options: LineOptions, make: (number: number, bytes: Buffer) => T): AsyncGenerator<T> {
+  const cutter = new LineCutter(source, options, make)
+  const run: T[] = []
+  try {
+    for await (const chunk of cutter.stream) {
+      const tooLong = cutter.cut(chunk, run)
+      for (let i = 0; i < run.length; i++) yield run[i] as T
+      run.length = 0
+      if (tooLong !== null) throw tooLong
+    }
+  } catch (error) {
+    throw cutter.failure(error)
+  }
+  cutter.end(run)
+  if (run.length > 0) yield run[0] as T
+}
+
+/**
+ * The splitting itself, synchronous, one chunk at a time: what `splitLines` and `readLineRuns`
+ * share. Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never
+ * more than the limit); `number` is the number of the current line.
+ */
+class LineCutter<T> {
+  readonly stream: AsyncIterable<unknown>
+  readonly #file: string
+  readonly #maxLineBytes: number
+  readonly #bom: boolean
+  readonly #firstLine: number
+  readonly #make: (number: number, bytes: Buffer) => T
+  #held: Buffer[] = []
+  #run = 0
+  #number: number
+
+  constructor(source: LineSource, options: LineOptions, make: (number: number, bytes: Buffer) => T) {
+    this.#maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
+    this.#file = options.file ?? sourceName(source)
+    this.#bom = options.bom ?? true
+    this.#firstLine = options.firstLine ?? 1
+    this.#number = this.#firstLine
+    this.#make = make
+    this.stream = typeof source !== 'string' ? source : source === '-' ? (options.stdin ?? process.stdin) : createReadStream(source, { highWaterMark: 1 << 20 })
+  }
+
+  /**
+   * Appends to `out` the non-blank lines that end in `chunk` and keeps a copy of its unfinished
+   * tail (the source may refill the chunk's buffer). Returns the error for a line over the limit,
+   * after appending the lines before it (the source is then no longer read), else `null`.
+   */
+  cut(chunk: unknown, out: T[]): InvalidDataError | null {
+    const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk as Uint8Array)
+    let start = 0
+    for (;;) {
+      const nl = bytes.indexOf(10, start)
+      this.#run += (nl === -1 ? bytes.length : nl) - start
+      if (this.#run > this.#maxLineBytes) return this.#tooLong()
+      if (nl === -1) break
+      this.#take(bytes, start, nl, out)
+      this.#run = 0
+      this.#number++
+      start = nl + 1
+    }
+    if (start < bytes.length) this.#held.push(Buffer.from(bytes.subarray(start)))
+    return null
+  }
+
+  /** Appends the last line, when the source does not end with a newline. */
+  end(out: T[]): void {
+    this.#take(Buffer.alloc(0), 0, 0, out)
+  }
+
+  /** What a failure while reading becomes: the splitter's own errors as they are, a read error as `unreadable`. */
+  failure(error: unknown): unknown {
+    return error instanceof InvalidDataError ? error : unreadable(this.#file, this.#number, error)
+  }
+
+  /** The current line, ending at `end` of `last`, appended to `out` unless it is blank. */
+  #take(last: Buffer, start: number, end: number, out: T[]): void {
+    const held = this.#held
+    let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
+    if (held.length > 0) this.#held = []
+    // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
+    if (this.#number === this.#firstLine && this.#bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
+    if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
+    if (bytes.length > 0) out.push(this.#make(this.#number, bytes))
+  }
+
+  #tooLong(): InvalidDataError {
+    return new InvalidDataError(this.#file, this.#number, '(line)', `longer than the limit of ${this.#maxLineBytes} bytes per line (max line bytes); one block must fit in one line`)
+  }
 }
 
 /** A read error of the source as `InvalidDataError` naming the file (`(file)`) and how far it got. */

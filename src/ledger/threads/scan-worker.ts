@@ -1,14 +1,13 @@
 /**
  * Worker thread of a threaded block scan (`scan-threads.ts`): scans the chunks of a file it is
- * given, in order, with the same line splitter and block scanner as a sequential scan, and posts
- * each chunk's blocks as transferred batches (`BlockBatch`es of engine blocks, or `IngestBatch`es
- * of a store's ingest blocks), then the chunk's line count. At most the job's `credit` batches are
+ * given, in order, with the same line splitter and block scanner as a sequential read, and posts
+ * each chunk's blocks as transferred batches (`IngestBatch`es of a store's ingest blocks), then
+ * the chunk's line count. At most the job's `credit` batches are
  * in flight: the main thread grants one back per batch it consumes, so a worker ahead of the
  * reader waits instead of filling memory.
  */
 import { open } from 'node:fs/promises'
 import { parentPort, type MessagePort } from 'node:worker_threads'
-import { BlockBatchWriter, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from '../store/errors.js'
 import { toErrorFields } from './error-fields.js'
 import { IngestBatchWriter, type IngestBatch } from '../ingest/ingest-batch.js'
@@ -18,10 +17,8 @@ import { BlockScanner } from '../read/block-scanner.js'
 import { chunkRange, readRange } from '../read/file-range.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
 
-/** An engine batch is sent at this many blocks or user transactions, whichever comes first. */
+/** An ingest batch is sent at this many blocks or bytes of transaction JSON, whichever comes first. */
 const BATCH_BLOCKS = 1024
-const BATCH_TXNS = 1 << 16
-/** An ingest batch is sent at this many bytes of transaction JSON (or `BATCH_BLOCKS` blocks). */
 const BATCH_BYTES = 4 << 20
 
 /** One line into the batch being built; `full()` once it should be sent. */
@@ -29,7 +26,7 @@ interface Batcher {
   add(line: number, bytes: Buffer): void
   readonly count: number
   full(): boolean
-  take(): { batch: BlockBatch | IngestBatch; transfer: ArrayBuffer[] }
+  take(): { batch: IngestBatch; transfer: ArrayBuffer[] }
 }
 
 /**
@@ -39,24 +36,13 @@ interface Batcher {
  * chunk costs more than the chunk's reading.
  */
 function batcher(mode: ScanMode, file: string, scanner: BlockScanner, chunkBytes: number): Batcher {
-  if (mode.kind === 'ingest') {
-    const w = new IngestBatchWriter(Math.min(BATCH_BYTES + (1 << 20), chunkBytes + 1024))
-    return {
-      add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions, scanner)),
-      get count() {
-        return w.count
-      },
-      full: () => w.count >= BATCH_BLOCKS || w.byteLength >= BATCH_BYTES,
-      take: () => w.take(),
-    }
-  }
-  const w = new BlockBatchWriter()
+  const w = new IngestBatchWriter(Math.min(BATCH_BYTES + (1 << 20), chunkBytes + 1024))
   return {
-    add: (line, bytes) => w.add(line, scanner.blockOfLine(file, line, bytes)),
+    add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions, scanner)),
     get count() {
       return w.count
     },
-    full: () => w.count >= BATCH_BLOCKS || w.txns >= BATCH_TXNS,
+    full: () => w.count >= BATCH_BLOCKS || w.byteLength >= BATCH_BYTES,
     take: () => w.take(),
   }
 }
