@@ -137,7 +137,13 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     return window.get(String(height)) ?? null
   }
 
-  const lines = ingestBlocks(source, file, store.maxBlockTransactions, options)
+  const size = await regularFileSize(source)
+  const threads = size < 0 ? 0 : (options.threads ?? defaultIngestThreads(size))
+  // Read on a worker, the writer would wait for a whole first batch before its first write:
+  // the first batches are smaller, each twice the one before, so writing starts as soon as the
+  // worker's first blocks arrive and the worker stays ahead of the writer from then on.
+  let share = threads > 0 ? 1 / RAMP_BATCHES : 1
+  const lines = threads > 0 ? ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions: store.maxBlockTransactions }) : ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions: store.maxBlockTransactions })
   /** The read of the next line, kept across a commit that its wait made due. */
   let nextLine: Promise<IteratorResult<{ line: number; block: IngestBlock }>> | undefined
   /** When the first pending block was read (`performance.now()`). */
@@ -190,7 +196,10 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       if (pending.length === 0) firstPendingAt = performance.now()
       pending.push({ block, line })
       pendingTxns += checked.transactions.length
-      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
+      if (pending.length >= maxBlocks * share || pendingTxns >= maxTxns * share) {
+        share = Math.min(1, 2 * share)
+        await flush()
+      }
     }
   } catch (error) {
     // Keep the good blocks read before the bad line: a rerun then resumes after them. Not past
@@ -242,6 +251,9 @@ async function nextOrDue<T>(next: Promise<T>, deadline: number | undefined, sign
   }
 }
 
+/** The first batch read on a worker thread is this fraction of a full one (`ingestJsonLines`). */
+const RAMP_BATCHES = 8
+
 /** A regular file of at least this many bytes is read on a worker thread by default (`defaultIngestThreads`). */
 export const INGEST_THREAD_BYTES = 32 << 20
 
@@ -255,15 +267,4 @@ export const INGEST_THREAD_BYTES = 32 << 20
  */
 export function defaultIngestThreads(bytes: number, cores: number = availableParallelism()): number {
   return cores >= 2 && bytes >= INGEST_THREAD_BYTES ? 1 : 0
-}
-
-/** The lines of `source` as ingest blocks, read on worker threads or in place (`IngestOptions.threads`). */
-async function* ingestBlocks(source: string, file: string, maxTransactions: number, options: IngestOptions): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  const size = await regularFileSize(source)
-  const threads = size < 0 ? 0 : (options.threads ?? defaultIngestThreads(size))
-  if (threads > 0) {
-    yield* ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions })
-    return
-  }
-  yield* ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions })
 }

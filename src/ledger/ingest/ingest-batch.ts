@@ -39,7 +39,9 @@ interface IngestHead {
 export class IngestBatchWriter {
   private lines: number[] = []
   private heads: IngestHead[] = []
-  private ends: number[] = []
+  /** `ends[0, txns)` is the batch's part; it grows by doubling. */
+  private ends = new Int32Array(1024)
+  private txns = 0
   private readonly capacity: number
   private bytes: Uint8Array
   private size = 0
@@ -47,7 +49,7 @@ export class IngestBatchWriter {
   /** `capacity`: bytes a batch is expected to reach (it grows past them as needed). */
   constructor(capacity = 1 << 20) {
     this.capacity = capacity
-    this.bytes = new Uint8Array(capacity)
+    this.bytes = freshBytes(capacity)
   }
 
   get count(): number {
@@ -76,28 +78,41 @@ export class IngestBatchWriter {
     let need = this.size
     for (const json of transactionJson) need += json.length
     if (need > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(2 * this.bytes.length, need))
+      const grown = freshBytes(Math.max(2 * this.bytes.length, need))
       grown.set(this.bytes.subarray(0, this.size))
       this.bytes = grown
+    }
+    if (this.txns + transactionJson.length > this.ends.length) {
+      const grown = new Int32Array(Math.max(2 * this.ends.length, this.txns + transactionJson.length))
+      grown.set(this.ends.subarray(0, this.txns))
+      this.ends = grown
     }
     for (const json of transactionJson) {
       this.bytes.set(json, this.size)
       this.size += json.length
-      this.ends.push(this.size)
+      this.ends[this.txns++] = this.size
     }
   }
 
   /** The batch so far, and the buffers to transfer with it; the writer starts empty again. */
   take(): { batch: IngestBatch; transfer: ArrayBuffer[] } {
     const bytes = this.bytes.subarray(0, this.size)
-    const batch: IngestBatch = { count: this.lines.length, lines: Int32Array.from(this.lines), heads: this.heads, ends: Int32Array.from(this.ends), bytes }
+    const batch: IngestBatch = { count: this.lines.length, lines: Int32Array.from(this.lines), heads: this.heads, ends: this.ends.slice(0, this.txns), bytes }
     this.lines = []
     this.heads = []
-    this.ends = []
-    this.bytes = new Uint8Array(this.capacity)
+    this.txns = 0
+    this.bytes = freshBytes(this.capacity)
     this.size = 0
     return { batch, transfer: [batch.lines.buffer as ArrayBuffer, batch.ends.buffer as ArrayBuffer, bytes.buffer as ArrayBuffer] }
   }
+}
+
+/**
+ * A batch's own buffer, not zero-filled (every byte of it that is sent was written first) and
+ * never a slice of Node's shared pool, since it is transferred whole.
+ */
+function freshBytes(size: number): Uint8Array {
+  return Buffer.allocUnsafeSlow(size)
 }
 
 /**
