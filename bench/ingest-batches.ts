@@ -1,15 +1,11 @@
-import { readFileSync, statSync } from 'node:fs'
-import { defaultIngestThreads } from '../src/ledger/ingest.js'
+import { readFileSync } from 'node:fs'
 
 /**
  * The number of database transactions `ledger-gas ingest` makes of a chain file by default: as
  * `ingestJsonLines` batches, a batch closes at 4096 blocks or once it holds 20,000 transactions
- * (src/ledger/ingest.ts), and where it reads the file on a worker thread (`defaultIngestThreads`)
- * its first batches close at 1/8, 1/4 and 1/2 of those; the bare baselines commit as often. Also
- * the file's block count.
+ * (src/ledger/ingest.ts), and the bare baselines commit as often. Also the file's block count.
  */
 export function ingestBatches(file: string): { blocks: number; batches: number } {
-  let share = defaultIngestThreads(statSync(file).size) > 0 ? 1 / 8 : 1
   let blocks = 0
   let batches = 0
   let pendingBlocks = 0
@@ -19,11 +15,10 @@ export function ingestBatches(file: string): { blocks: number; batches: number }
     blocks++
     pendingBlocks++
     pendingTxns += (JSON.parse(line) as { transactions: unknown[] }).transactions.length
-    if (pendingBlocks >= 4096 * share || pendingTxns >= 20_000 * share) {
+    if (pendingBlocks >= 4096 || pendingTxns >= 20_000) {
       batches++
       pendingBlocks = 0
       pendingTxns = 0
-      share = Math.min(1, 2 * share)
     }
   }
   return { blocks, batches: batches + (pendingBlocks > 0 ? 1 : 0) }

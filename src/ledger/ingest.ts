@@ -1,9 +1,7 @@
-import { availableParallelism } from 'node:os'
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
 import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
-import { regularFileSize, sourceName } from './read/lines.js'
-import { ingestBlocksThreaded } from './threads/scan-threads.js'
+import { sourceName } from './read/lines.js'
 import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
 import { appendThroughOutages, retryUnavailable, type BlockKey, type OutageOptions } from './ingest/outage.js'
@@ -34,13 +32,6 @@ export interface IngestOptions extends LoadOptions {
    * kept; `signal` stops the retries.
    */
   outage?: Omit<OutageOptions, 'signal'> | undefined
-  /**
-   * Worker threads that read and check the lines of a regular file while this thread writes
-   * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place; 0:
-   * this thread reads. Default: `defaultIngestThreads` of the file's size. Standard input and
-   * other streams are always read in place.
-   */
-  threads?: number | undefined
 }
 
 /** What an ingest did. */
@@ -137,13 +128,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     return window.get(String(height)) ?? null
   }
 
-  const size = await regularFileSize(source)
-  const threads = size < 0 ? 0 : (options.threads ?? defaultIngestThreads(size))
-  // Read on a worker, the writer would wait for a whole first batch before its first write:
-  // the first batches are smaller, each twice the one before, so writing starts as soon as the
-  // worker's first blocks arrive and the worker stays ahead of the writer from then on.
-  let share = threads > 0 ? 1 / RAMP_BATCHES : 1
-  const lines = threads > 0 ? ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions: store.maxBlockTransactions }) : ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions: store.maxBlockTransactions })
+  const lines = ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions: store.maxBlockTransactions })
   /** The read of the next line, kept across a commit that its wait made due. */
   let nextLine: Promise<IteratorResult<{ line: number; block: IngestBlock }>> | undefined
   /** When the first pending block was read (`performance.now()`). */
@@ -196,10 +181,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       if (pending.length === 0) firstPendingAt = performance.now()
       pending.push({ block, line })
       pendingTxns += checked.transactions.length
-      if (pending.length >= maxBlocks * share || pendingTxns >= maxTxns * share) {
-        share = Math.min(1, 2 * share)
-        await flush()
-      }
+      if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {
     // Keep the good blocks read before the bad line: a rerun then resumes after them. Not past
@@ -249,22 +231,4 @@ async function nextOrDue<T>(next: Promise<T>, deadline: number | undefined, sign
     clearTimeout(timer)
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
   }
-}
-
-/** The first batch read on a worker thread is this fraction of a full one (`ingestJsonLines`). */
-const RAMP_BATCHES = 8
-
-/** A regular file of at least this many bytes is read on a worker thread by default (`defaultIngestThreads`). */
-export const INGEST_THREAD_BYTES = 32 << 20
-
-/**
- * Worker threads an ingest of a regular file of `bytes` reads it on by default: one where there
- * is a core to spare for it and the file is large enough to repay starting it (its scanner starts
- * cold), else none. One, not more: the writer's thread, not reading, bounds an ingest once reading
- * is off it. Both thresholds are where a worker measured faster (bench/ingest-sqlite.ts).
- *
- * @example defaultIngestThreads(154e6, 2) // 1
- */
-export function defaultIngestThreads(bytes: number, cores: number = availableParallelism()): number {
-  return cores >= 2 && bytes >= INGEST_THREAD_BYTES ? 1 : 0
 }

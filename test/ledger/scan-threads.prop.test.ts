@@ -10,7 +10,7 @@ import { InvalidDataError } from '../../src/ledger/store/errors.js'
 import { BlockBatchReader, BlockBatchWriter } from '../../src/ledger/threads/block-batch.js'
 import { BlockScanner } from '../../src/ledger/read/block-scanner.js'
 import { scanBlocks } from '../../src/ledger/scan-blocks.js'
-import { ingestBlocksThreaded, scanBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
+import { scanBlocksThreaded } from '../../src/ledger/threads/scan-threads.js'
 import { fcRuns } from '../budget.js'
 import { seenError } from './seen-error.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
@@ -170,11 +170,11 @@ describe('scanBlocksThreaded: the same blocks, lines and errors as a sequential 
     const padded = blocks + '\n'.repeat(chunkBytes - blocks.length)
     const failing = write(`${padded}${'\n'.repeat(chunkBytes - 10)}{bad\n`)
     const next = write(padded + blocks)
-    const first = ingestBlocksThreaded(failing, { threads: 2, chunkBytes, maxTransactions: 100 })
+    const first = scanBlocksThreaded(failing, { threads: 2, chunkBytes })
     expect((await first.next()).done).toBe(false)
     await first.return(undefined)
     let count = 0
-    for await (const _ of ingestBlocksThreaded(next, { threads: 2, chunkBytes, maxTransactions: 100 })) count++
+    for await (const _ of scanBlocksThreaded(next, { threads: 2, chunkBytes })) count++
     expect(count).toBe(2200)
   })
 })

@@ -5,9 +5,7 @@ import { InvalidDataError } from '../store/errors.js'
 import { causeOptions, fromErrorFields, type ErrorFields } from './error-fields.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
-import { ingestBlocksOfBatch, type IngestBatch } from '../ingest/ingest-batch.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
-import type { IngestBlock } from '../store/store.js'
 import type { ScannedLine } from '../read/block-scanner.js'
 
 /** How a threaded scan splits its file. */
@@ -108,9 +106,8 @@ class Inbox {
 export async function* scanBlocksThreaded(path: string, options: ThreadedScanOptions, progress?: { bytes: number }): AsyncGenerator<ScannedLine> {
   const file = options.file ?? path
   for await (const { batch, linesBefore } of threadedBatches(path, options, { kind: 'blocks' }, BLOCK_CREDIT, progress)) {
-    const b = batch as BlockBatch
-    const reader = new BlockBatchReader(b)
-    for (let i = 0; i < b.count; i++) yield { file, line: linesBefore + (b.lines[i] as number), block: reader.block(i) }
+    const reader = new BlockBatchReader(batch)
+    for (let i = 0; i < batch.count; i++) yield { file, line: linesBefore + (batch.lines[i] as number), block: reader.block(i) }
   }
 }
 
@@ -130,29 +127,8 @@ function errorOnMain(sent: ErrorFields, file: string, line: number): Error {
 
 /** Engine batches a worker may have in flight (1,024 blocks each at most). */
 const BLOCK_CREDIT = 4
-/**
- * Ingest batches a worker may have in flight (4 MiB of transaction JSON each): more than one
- * database transaction of `ingestJsonLines` (20,000 transactions, about 24 MB on a mainnet-like
- * chain), so the worker goes on scanning while the main thread writes and commits.
- */
-const INGEST_CREDIT = 8
-
-/**
- * The ingest blocks of a JSON Lines file, as `ingestBlockOfLine` makes them line by line, made on
- * worker threads (`scanBlocksThreaded`'s chunks and order): the same blocks, line numbers and
- * first error as the sequential read. `ingestJsonLines` uses it so that scanning a regular file
- * runs beside the store's writes.
- */
-export async function* ingestBlocksThreaded(path: string, options: ThreadedScanOptions & { maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  for await (const { batch, linesBefore } of threadedBatches(path, options, { kind: 'ingest', maxTransactions: options.maxTransactions }, INGEST_CREDIT)) {
-    const b = batch as IngestBatch
-    const blocks = ingestBlocksOfBatch(b)
-    for (let i = 0; i < b.count; i++) yield { line: linesBefore + (b.lines[i] as number), block: blocks[i] as IngestBlock }
-  }
-}
-
 /** The batches of a threaded scan in file order, each with the lines of the chunks before its own. */
-async function* threadedBatches(path: string, options: ThreadedScanOptions, mode: ScanMode, credit: number, progress?: { bytes: number }): AsyncGenerator<{ batch: BlockBatch | IngestBatch; linesBefore: number }> {
+async function* threadedBatches(path: string, options: ThreadedScanOptions, mode: ScanMode, credit: number, progress?: { bytes: number }): AsyncGenerator<{ batch: BlockBatch; linesBefore: number }> {
   const file = options.file ?? path
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const threads = Math.max(1, Math.floor(options.threads))
