@@ -1,11 +1,10 @@
 /**
  * `ledger-gas ingest` into PostgreSQL as a user runs it: the built CLI in a fresh process into a
- * new schema, by default (one read worker on this file: defaultIngestThreads) and with
- * `--threads 0`, against its limit: the bare parse (bench/bare/parse.mjs) plus a bare COPY of the
+ * new schema, against its limit: the bare parse (bench/bare/parse.mjs) plus a bare COPY of the
  * same rows (bench/bare/pg-copy.mjs: the rows of a reference ingest, pre-built, into tables made
  * LIKE its own, in as many transactions as ingest's default batches make). The server is
  * `DATABASE_URL`'s, else the tests' embedded PostgreSQL (test/helpers/postgres.ts); when neither
- * starts, the group is written as skipped, with the reason. The four take turns in an order that
+ * starts, the group is written as skipped, with the reason. The three take turns in an order that
  * rotates each round. Target (issue 21): the default within 1.5x parse + COPY.
  *
  *   npx tsx bench/ingest-postgres.ts [--rounds 3] [--quick]   (--quick: the sample chain, one round)
@@ -20,7 +19,7 @@ const { rounds, quick } = groupFlags(3)
 const group = startGroup(
   'ingest-postgres',
   'ingest into PostgreSQL: whole process against bare parse + COPY',
-  "`ledger-gas ingest --db URL?schema=NEW --input FILE` (built CLI, by default, which reads a file this large on one worker thread, and with `--threads 0`) against the sum of the bare parse script and a bare `COPY … FROM STDIN` of the rows a reference ingest wrote (tables LIKE its own, as many transactions as ingest makes by default: a batch closes at 4096 blocks or 20,000 transactions); wall time of fresh processes taking turns, on one server (the tests' embedded PostgreSQL: fsync off).",
+  "`ledger-gas ingest --db URL?schema=NEW --input FILE` (built CLI) against the sum of the bare parse script and a bare `COPY … FROM STDIN` of the rows a reference ingest wrote (tables LIKE its own, as many transactions as ingest makes by default: a batch closes at 4096 blocks or 20,000 transactions); wall time of fresh processes taking turns, on one server (the tests' embedded PostgreSQL: fsync off).",
   'cold',
   rounds,
 )
@@ -45,7 +44,6 @@ try {
   let n = 0
   const sides = {
     ingest: async () => (await timed(process.execPath, [cli, 'ingest', '--db', withSchema(await pgs.createSchema(url)), '--input', file])).wall_s,
-    threads0: async () => (await timed(process.execPath, [cli, 'ingest', '--db', withSchema(await pgs.createSchema(url)), '--input', file, '--threads', '0'])).wall_s,
     parse: async () => (await timed(process.execPath, [bare('parse'), file])).wall_s,
     copy: async () => (JSON.parse((await timed(process.execPath, [bare('pg-copy'), url, reference, `bare_${n++}`, String(batches)])).stdout) as { copy_s: number }).copy_s,
   }
@@ -61,12 +59,10 @@ try {
   const name = `ingest, ${quick ? 'sample' : 'generated'} chain (${mb.toFixed(0)} MB, ${blocks} blocks)`
   const note = `bare parse ${spread(runs.parse).median.toFixed(2)} s + COPY ${spread(runs.copy).median.toFixed(2)} s (medians)`
   const rows: Row[] = []
-  for (const [side, label, before] of [
-    ['ingest', 'default', '11.1 s vs parse + COPY 4.69 s: 2.22x, 2.88x a bare COPY (one multi-row statement per batch then; 2.0x at the audit)'],
-    ['threads0', '--threads 0', '11.1 s: 2.22x (the default then)'],
-  ] as const) {
-    const b = [baseline('bare parse + COPY of the same rows', limit, runs[side]), baseline('bare COPY alone', runs.copy, runs[side])]
-    rows.push({ case: `${name}, ${label}`, metric: 'wall s', project: { name: `ledger-gas ingest --db postgres://… ${label}`, spread: spread(runs[side]) }, baselines: b, ...(side === 'ingest' ? { target: target(1.5, b) } : {}), note, before })
+  {
+    const b = [baseline('bare parse + COPY of the same rows', limit, runs.ingest), baseline('bare COPY alone', runs.copy, runs.ingest)]
+    const before = '4.40 s vs parse + COPY 4.06 s: 1.08x, read on a worker thread by default then; read in place (--threads 0) 4.36 s: 1.04x (2.0x at the audit)'
+    rows.push({ case: `${name}, default`, metric: 'wall s', project: { name: 'ledger-gas ingest --db postgres://…', spread: spread(runs.ingest) }, baselines: b, target: target(1.5, b), note, before })
   }
   console.error(`  ingest-postgres: ${rows.map((r) => `${r.baselines[0]?.ratio.median.toFixed(2)}x`).join(', ')}`)
   console.error(`wrote ${writeResult(group.finish(rows))}`)

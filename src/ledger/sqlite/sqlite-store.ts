@@ -5,28 +5,14 @@ import { LedgerDatabaseError } from '../store/database-error.js'
 import { sqliteWriteError } from './sqlite-error.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
-import { requirePeer } from '../optional-peer.js'
 import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo, type TransactionPageBytes } from '../store/store.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
-import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, readMeta, SCHEMA, SCHEMA_VERSION, toKey } from './sqlite-schema.js'
+import { openLedgerDatabase, type SqliteStoreOptions } from './sqlite-open.js'
+import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, toKey } from './sqlite-schema.js'
+import { writeBlocks } from './sqlite-write.js'
 
 export { LedgerDatabaseError }
-
-/** Options of `SqliteStore.open`. */
-export interface SqliteStoreOptions extends StoreOptions {
-  /** Open read-only (for a server beside a separate ingest); the file must exist. */
-  readonly?: boolean
-  /** Refuse to create the file when it does not exist. */
-  mustExist?: boolean
-  /** Most pages the database may grow to (`PRAGMA max_page_count`): a size quota; a write past it fails as a full disk does. */
-  maxPageCount?: number | undefined
-  /**
-   * How long a write waits for another connection's lock before it fails as `SQLITE_BUSY` (an
-   * outage the writers retry), in ms. Default 5000, better-sqlite3's.
-   */
-  busyTimeoutMs?: number
-}
+export type { SqliteStoreOptions }
 
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
 const ACCOUNT_CACHE_MAX = 1_000_000
@@ -89,74 +75,9 @@ export class SqliteStore implements BatchAppendStore {
    *   or schema version.
    */
   static open(path: string, options: SqliteStoreOptions = {}): SqliteStore {
-    const readonly = options.readonly ?? false
     const maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
-    const busyTimeoutMs = checkLimitOption('busyTimeoutMs', options.busyTimeoutMs ?? 5000)
-    // Loaded on use: better-sqlite3 is an optional peer, so the engine installs without compiling it.
-    const BetterSqlite = requirePeer<typeof Database>('better-sqlite3', 'a SQLite ledger')
-    let db: Database.Database
-    try {
-      db = new BetterSqlite(path, { readonly, fileMustExist: readonly || (options.mustExist ?? false), timeout: busyTimeoutMs })
-    } catch (error) {
-      throw new LedgerDatabaseError(`cannot open ${path}: ${(error as Error).message}`, { cause: error })
-    }
-    try {
-      db.defaultSafeIntegers(true)
-      let meta: Map<string, string>
-      try {
-        // Read before anything is written: a SQLite file of another program is refused as it is
-        // (not even its journal mode changes), only an empty one becomes a ledger.
-        const tables = db.prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all()
-        meta = tables.includes('meta') ? readMeta(db) : new Map()
-        if (tables.length > 0 && !meta.has('schema_version')) {
-          throw new LedgerDatabaseError(`${path} is a SQLite database but not a ledger (it has the tables ${tables.join(', ')} and no ledger schema); refusing to change it`)
-        }
-        if (readonly && tables.length === 0) throw new LedgerDatabaseError(`${path} is not a ledger database: it has no tables`)
-        // Reads through a memory map: a ledger larger than the page cache is read without a
-        // syscall per page (bench/scale.ts: account listings on a 200k-block ledger).
-        db.pragma('mmap_size = 268435456')
-        if (!readonly) {
-          db.pragma('journal_mode = WAL')
-          // In WAL mode NORMAL loses no committed transaction on a process crash, only on power loss.
-          db.pragma('synchronous = NORMAL')
-          // 32 MiB of pages for the writer: a batch inserts into the account index in sender
-          // order, all over it, and each page it dirties is written to the WAL once per commit
-          // while it stays cached (bench/stores.ts).
-          db.pragma('cache_size = -32768')
-          // Statement journals in memory: a multi-row insert may abort on the unique account
-          // index, so SQLite journals each existing page it touches for the statement; past
-          // 64 KiB that journal spilled to a temp file: 19% of the writes' CPU samples in perf
-          // (bench/stores.ts). It never outlives its statement.
-          db.pragma('temp_store = MEMORY')
-          if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${checkLimitOption('maxPageCount', options.maxPageCount)}`)
-        }
-      } catch (error) {
-        if (error instanceof LedgerDatabaseError) throw error
-        throw new LedgerDatabaseError(`${path} is not a ledger database: ${(error as Error).message}`, { cause: error })
-      }
-      const schema = meta.get('schema_version')
-      if (schema !== undefined && schema !== SCHEMA_VERSION) throw new LedgerDatabaseError(`${path} has ledger schema ${schema}, this build reads ${SCHEMA_VERSION}`)
-      const stored = meta.get('chain_id')
-      if (stored !== undefined && options.chainId !== undefined && Number(stored) !== options.chainId) {
-        throw new LedgerDatabaseError(`${path} holds chain id ${stored}, not ${options.chainId}`)
-      }
-      const chainId = stored !== undefined ? Number(stored) : (options.chainId ?? DEFAULT_CHAIN_ID)
-      if (!readonly) {
-        // The schema and its meta rows in one transaction: a crash leaves an empty file or a
-        // ledger, never tables without the schema version that marks them as ours.
-        db.transaction(() => {
-          db.exec(SCHEMA)
-          if (schema !== undefined) return
-          const put = db.prepare<[string, string]>('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)')
-          put.run('schema_version', SCHEMA_VERSION)
-          put.run('chain_id', String(chainId))
-        })()
-      }
-      return new SqliteStore(path, db, chainId, maxBlockTransactions)
-    } catch (error) {
-      db.close()
-      throw error
-    }
+    const { db, chainId } = openLedgerDatabase(path, options)
+    return new SqliteStore(path, db, chainId, maxBlockTransactions)
   }
 
   ledgerInfo(): LedgerInfo | null {
@@ -352,7 +273,7 @@ export class SqliteStore implements BatchAppendStore {
       accepted++
     }
     if (accepted > 0) {
-      this.#write(blocks, accepted)
+      writeBlocks(this.#s, this.#rows, blocks, accepted)
       for (const [address, n] of next) this.#s.upsertAccount.run(address, toKey(n))
       // Caches now hold what this transaction wrote; if it does not commit, `#forget` drops them.
       this.#info = undefined
@@ -361,41 +282,6 @@ export class SqliteStore implements BatchAppendStore {
       for (const [address, n] of next) this.#accounts.set(address, n)
     }
     return refused === undefined ? { appended: accepted } : { appended: accepted, refused }
-  }
-
-  /** Writes the first `count` blocks: a row each, and their transactions `INSERT_ROWS` rows per statement. */
-  #write(blocks: readonly IngestBlock[], count: number): void {
-    const s = this.#s
-    const rows = this.#rows
-    let k = 0
-    for (let b = 0; b < count; b++) {
-      const { checked, transactionJson } = blocks[b] as IngestBlock
-      const { parsed, entries } = checked
-      s.insertBlock.run(toKey(parsed.block_height), checked.block_hash, String(checked.block_timestamp), toKey(parsed.first_version), toKey(parsed.last_version), String(parsed.epoch))
-      // Versions are first_version + i (checkBlock holds each transaction to it).
-      const first = toKey(parsed.first_version)
-      let e = 0
-      for (let i = 0; i < transactionJson.length; i++) {
-        const entry = entries[e]
-        rows[k] = first + BigInt(i)
-        if (entry !== undefined && entry.index === i) {
-          rows[k + 1] = entry.address
-          rows[k + 2] = toKey(entry.sequence_number)
-          e++
-        } else {
-          rows[k + 1] = null
-          rows[k + 2] = null
-        }
-        rows[k + 3] = transactionJson[i]
-        k += 4
-        if (k === rows.length) {
-          s.insertTxns.run(...rows)
-          k = 0
-        }
-      }
-    }
-    for (let j = 0; j < k; j += 4) s.insertTxn.run(rows[j] as bigint, rows[j + 1] as string | null, rows[j + 2] as bigint | null, rows[j + 3] as Uint8Array)
-    rows.fill(undefined)
   }
 
   #block(height: U64, withTransactions: boolean): BlockJson | null {

@@ -1,4 +1,4 @@
-import type { IngestBatch } from '../ingest/ingest-batch.js'
+import type { BlockBatch } from './block-batch.js'
 import type { ErrorFields } from './error-fields.js'
 
 /**
@@ -6,8 +6,8 @@ import type { ErrorFields } from './error-fields.js'
  * (`scan-threads.ts`, `scan-worker.ts`); `file-range.ts` maps a chunk number to bytes of the file.
  */
 
-/** What a worker makes of each line: a store's ingest block (`ingestBlockOfLine` with `maxTransactions`, posted as `IngestBatch`es). */
-export type ScanMode = { kind: 'ingest'; maxTransactions: number }
+/** What a worker makes of each line: the engine's block (`blockOfLine`, posted as `BlockBatch`es). */
+export type ScanMode = { kind: 'blocks' }
 
 export type ToWorker =
   /**
@@ -20,7 +20,7 @@ export type ToWorker =
   | { type: 'cancel'; job: number }
 
 export type ToMain =
-  | { type: 'batch'; job: number; chunk: number; batch: IngestBatch }
+  | { type: 'batch'; job: number; chunk: number; batch: BlockBatch }
   /** Chunk `chunk` is scanned: it holds `lines` lines (blank ones too). */
   | { type: 'chunk-end'; job: number; chunk: number; lines: number }
   /**

@@ -1,12 +1,12 @@
 import { stat } from 'node:fs/promises'
 import type { Worker } from 'node:worker_threads'
+import { BlockBatchReader, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from '../store/errors.js'
 import { causeOptions, fromErrorFields, type ErrorFields } from './error-fields.js'
 import { spawnLedgerWorker } from './ledger-worker.js'
 import { checkLimitOption, DEFAULT_MAX_LINE_BYTES } from '../store/limits.js'
-import { ingestBlocksOfBatch, type IngestBatch } from '../ingest/ingest-batch.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
-import type { IngestBlock } from '../store/store.js'
+import type { ScannedLine } from '../read/block-scanner.js'
 
 /** How a threaded scan splits its file. */
 export interface ThreadedScanOptions {
@@ -91,6 +91,27 @@ class Inbox {
 }
 
 /**
+ * Streams the blocks of a JSON Lines file as `scanBlocks` does, with the scanning spread over
+ * worker threads: the file is cut into chunks at line boundaries, handed out round-robin, and
+ * each worker posts its chunks' blocks as transferred typed arrays (`BlockBatch`), which this
+ * generator reads back in file order. So the blocks, their line numbers and the first error
+ * (`file:line: field: …`, after the blocks before it) are exactly those of a sequential scan; a
+ * test holds them equal. Memory: each worker runs at most a few batches ahead.
+ *
+ * Pays off on large files and spare cores; a file that is not a regular file (standard input, a
+ * pipe) or cannot be read is not for it: `scanBlocks` falls back to a sequential scan then.
+ *
+ * @example for await (const { block } of scanBlocksThreaded('chain.jsonl', { threads: 2 })) estimator.ingest(block)
+ */
+export async function* scanBlocksThreaded(path: string, options: ThreadedScanOptions, progress?: { bytes: number }): AsyncGenerator<ScannedLine> {
+  const file = options.file ?? path
+  for await (const { batch, linesBefore } of threadedBatches(path, options, { kind: 'blocks' }, BLOCK_CREDIT, progress)) {
+    const reader = new BlockBatchReader(batch)
+    for (let i = 0; i < batch.count; i++) yield { file, line: linesBefore + (batch.lines[i] as number), block: reader.block(i) }
+  }
+}
+
+/**
  * The error a worker stopped with (as fields), rebuilt on this thread at the file's `line`: an
  * `InvalidDataError` as the one a sequential scan throws there, its cause rebuilt as the same
  * class with the same fields; anything else wrapped, as the cause of an error naming the line.
@@ -104,31 +125,10 @@ function errorOnMain(sent: ErrorFields, file: string, line: number): Error {
   return new Error(`${file}:${line}: scan worker failed: ${error.message}`, { cause: error })
 }
 
-/**
- * Ingest batches a worker may have in flight (4 MiB of transaction JSON each): more than one
- * database transaction of `ingestJsonLines` (20,000 transactions, about 24 MB on a mainnet-like
- * chain), so the worker goes on scanning while the main thread writes and commits.
- */
-const INGEST_CREDIT = 8
-
-/**
- * The ingest blocks of a JSON Lines file, as `ingestBlockOfLine` makes them line by line, made on
- * worker threads: the file is cut into chunks at line boundaries, handed out round-robin, and
- * each worker posts its chunks' blocks as transferred batches (`IngestBatch`), which this
- * generator reads back in file order. So the blocks, their line numbers and the first error
- * (`file:line: field: …`, after the blocks before it) are exactly those of the sequential read;
- * a test holds them equal. Memory: each worker runs at most `INGEST_CREDIT` batches ahead.
- * `ingestJsonLines` uses it so that scanning a regular file runs beside the store's writes.
- */
-export async function* ingestBlocksThreaded(path: string, options: ThreadedScanOptions & { maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
-  for await (const { batch, linesBefore } of threadedBatches(path, options, { kind: 'ingest', maxTransactions: options.maxTransactions }, INGEST_CREDIT)) {
-    const blocks = ingestBlocksOfBatch(batch)
-    for (let i = 0; i < batch.count; i++) yield { line: linesBefore + (batch.lines[i] as number), block: blocks[i] as IngestBlock }
-  }
-}
-
+/** Engine batches a worker may have in flight (1,024 blocks each at most). */
+const BLOCK_CREDIT = 4
 /** The batches of a threaded scan in file order, each with the lines of the chunks before its own. */
-async function* threadedBatches(path: string, options: ThreadedScanOptions, mode: ScanMode, credit: number): AsyncGenerator<{ batch: IngestBatch; linesBefore: number }> {
+async function* threadedBatches(path: string, options: ThreadedScanOptions, mode: ScanMode, credit: number, progress?: { bytes: number }): AsyncGenerator<{ batch: BlockBatch; linesBefore: number }> {
   const file = options.file ?? path
   const maxLineBytes = checkLimitOption('maxLineBytes', options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
   const threads = Math.max(1, Math.floor(options.threads))
@@ -170,6 +170,7 @@ async function* threadedBatches(path: string, options: ThreadedScanOptions, mode
           yield { batch: m.batch, linesBefore }
         } else if (m.type === 'chunk-end') {
           linesBefore += m.lines
+          if (progress !== undefined) progress.bytes = Math.min(size, (chunk + 1) * chunkBytes)
           break
         } else if (m.type === 'error') {
           // Line 0 is the chunk's start: the file's line 0 for the first chunk, else the line after the chunks before.

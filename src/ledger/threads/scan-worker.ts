@@ -1,48 +1,41 @@
 /**
  * Worker thread of a threaded block scan (`scan-threads.ts`): scans the chunks of a file it is
- * given, in order, with the same line splitter and block scanner as a sequential read, and posts
- * each chunk's blocks as transferred batches (`IngestBatch`es of a store's ingest blocks), then
- * the chunk's line count. At most the job's `credit` batches are
- * in flight: the main thread grants one back per batch it consumes, so a worker ahead of the
- * reader waits instead of filling memory.
+ * given, in order, with the same line splitter and block scanner as a sequential scan, and posts
+ * each chunk's blocks as transferred batches (`BlockBatch`es of engine blocks), then the chunk's
+ * line count. At most the job's `credit` batches are in flight: the main thread grants one back
+ * per batch it consumes, so a worker ahead of the reader waits instead of filling memory.
  */
 import { open } from 'node:fs/promises'
 import { parentPort, type MessagePort } from 'node:worker_threads'
+import { BlockBatchWriter, type BlockBatch } from './block-batch.js'
 import { InvalidDataError } from '../store/errors.js'
 import { toErrorFields } from './error-fields.js'
-import { IngestBatchWriter, type IngestBatch } from '../ingest/ingest-batch.js'
-import { ingestBlockOfLine } from '../ingest/ingest-block.js'
 import { readLineBytes } from '../read/lines.js'
 import { BlockScanner } from '../read/block-scanner.js'
 import { chunkRange, readRange } from '../read/file-range.js'
 import type { ScanMode, ToMain, ToWorker } from './scan-protocol.js'
 
-/** An ingest batch is sent at this many blocks or bytes of transaction JSON, whichever comes first. */
+/** An engine batch is sent at this many blocks or user transactions, whichever comes first. */
 const BATCH_BLOCKS = 1024
-const BATCH_BYTES = 4 << 20
+const BATCH_TXNS = 1 << 16
 
 /** One line into the batch being built; `full()` once it should be sent. */
 interface Batcher {
   add(line: number, bytes: Buffer): void
   readonly count: number
   full(): boolean
-  take(): { batch: IngestBatch; transfer: ArrayBuffer[] }
+  take(): { batch: BlockBatch; transfer: ArrayBuffer[] }
 }
 
-/**
- * `chunkBytes`: the size of the chunk the batches are read from. An ingest batch's buffer starts
- * at what the batch can reach, but no larger than the chunk (a batch holds text of the chunk's
- * lines; it grows past its start when it must): a fresh buffer of the full batch size per small
- * chunk costs more than the chunk's reading.
- */
-function batcher(mode: ScanMode, file: string, scanner: BlockScanner, chunkBytes: number): Batcher {
-  const w = new IngestBatchWriter(Math.min(BATCH_BYTES + (1 << 20), chunkBytes + 1024))
+/** The batch of engine blocks being built (`mode` is the job's, `{ kind: 'blocks' }`). */
+function batcher(_mode: ScanMode, file: string, scanner: BlockScanner): Batcher {
+  const w = new BlockBatchWriter()
   return {
-    add: (line, bytes) => w.add(line, ingestBlockOfLine(file, line, bytes, mode.maxTransactions, scanner)),
+    add: (line, bytes) => w.add(line, scanner.blockOfLine(file, line, bytes)),
     get count() {
       return w.count
     },
-    full: () => w.count >= BATCH_BLOCKS || w.byteLength >= BATCH_BYTES,
+    full: () => w.count >= BATCH_BLOCKS || w.txns >= BATCH_TXNS,
     take: () => w.take(),
   }
 }
@@ -102,7 +95,7 @@ class ScanWorker {
         if (this.#job !== m.job) return
         const { start, end } = await chunkRange(fh, chunk, m.chunkBytes, m.size, m.maxLineBytes)
         const counted = { newlines: 0, last: 10 }
-        const writer = batcher(m.mode, m.file, this.#scanner, end - start)
+        const writer = batcher(m.mode, m.file, this.#scanner)
         let line = 0
         try {
           const lines = readLineBytes(readRange(fh, start, end, counted), { file: m.file, maxLineBytes: m.maxLineBytes, bom: start === 0 })
