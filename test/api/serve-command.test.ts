@@ -247,27 +247,6 @@ describe('ledger-gas serve', () => {
     expect(await on.stop()).toBe(0)
   })
 
-  it('--load-threads N reaches the memory store load of --data (0: the main thread), also from LEDGER_GAS_LOAD_THREADS', async () => {
-    const loads = vi.spyOn(MemoryStore, 'fromJsonLines')
-    try {
-      const s = await start(['--data', dataFile, '--port', '0', '--load-threads', '0'])
-      expect((await fetch(`${s.url}/transactions/by_version/1`)).status).toBe(200)
-      expect(await s.stop()).toBe(0)
-      process.env.LEDGER_GAS_LOAD_THREADS = '1'
-      try {
-        const e = await start(['--data', dataFile, '--port', '0'])
-        expect(await e.stop()).toBe(0)
-      } finally {
-        delete process.env.LEDGER_GAS_LOAD_THREADS
-      }
-      const d = await start(['--data', dataFile, '--port', '0'])
-      expect(await d.stop()).toBe(0)
-      expect(loads.mock.calls.map((c) => c[1])).toEqual([{ threads: 0 }, { threads: 1 }, {}])
-    } finally {
-      loads.mockRestore()
-    }
-  })
-
   it("docs/operations.md's flag/environment table lists every serve flag with its variable", () => {
     const readme = readFileSync(join(import.meta.dirname, '../../docs/operations.md'), 'utf8')
     const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])
@@ -291,8 +270,8 @@ describe('ledger-gas serve', () => {
       ['--stream', 'maybe'],
       ['--stale-after', '0'],
       ['--stale-after', 'soon'],
-      ['--data', dataFile, '--load-threads', 'many'],
-      ['--data', dataFile, '--load-threads', '65'],
+      // The load threads measured slower than the main thread on 2 cores and went: an unknown flag.
+      ['--data', dataFile, '--load-threads', '2'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
   })

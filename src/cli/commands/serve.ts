@@ -7,7 +7,7 @@ import { createServer, DEFAULT_STALE_AFTER_SECS } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/plumbing/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import type { LedgerStore } from '../../ledger/store/store.js'
-import { choiceFlag, envName, intFlag, MAX_THREADS, parseFlags, withEnv } from '../args.js'
+import { choiceFlag, envName, intFlag, parseFlags, withEnv } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
 import { openFollowing } from '../serve-follow.js'
@@ -27,7 +27,6 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /** The flags of `serve` (each also settable as `LEDGER_GAS_<FLAG>`, see `envName`). */
 export const FLAGS = {
   data: { type: 'string' },
-  'load-threads': { type: 'string' },
   db: { type: 'string' },
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
@@ -55,7 +54,7 @@ export const FLAGS = {
 /** Values of `--stream`. */
 export const STREAM_SWITCH = ['on', 'off'] as const
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl [--load-threads N] | --db FILE|URL] [--follow URL | --follow-stream URL] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL | --follow-stream URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
@@ -71,8 +70,6 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
 
   --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
                         in a clone, else regenerated in memory from its seed)
-  --load-threads N      worker threads that load a --data file of 64 MiB or more (default 0:
-                        this thread loads it, as it loads any smaller file)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
   --db postgres://USER@HOST:PORT/DB[?schema=NAME]
                         PostgreSQL ledger (read-only replica; any number of them may serve
@@ -140,7 +137,6 @@ export const run: Command = async (args, io) => {
   const int = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => checked(flag, () => intFlag(flags[flag], flag, fallback, min, max))
   if (flags.data !== undefined && flags.db !== undefined) throw new UsageError(`${origin('data')} and ${origin('db')} cannot be used together`)
   const port = int('port', 8080, 0, 65535)
-  const load = flags['load-threads'] === undefined ? {} : { threads: int('load-threads', 0, 0, MAX_THREADS) }
   const host = flags.host ?? '127.0.0.1'
   const MAX = 2 ** 31 - 1
   const limits = {
@@ -171,16 +167,16 @@ export const run: Command = async (args, io) => {
     // Loaded only here: gRPC is a heavy import that other serve modes need not pay for at startup.
     const { openStreamFollowing } = await import('../stream-ingest.js')
     if (flags.data !== undefined) await checkInput(flags.data, 'data')
-    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log, flags.data, load))
+    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log, flags.data))
   } else if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     readiness = new Readiness()
-    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load, readiness))
+    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, {}, readiness))
   } else if (flags.db !== undefined) {
     ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else if (flags.data !== undefined) {
     await checkInput(flags.data, 'data')
-    store = await MemoryStore.fromJsonLines(flags.data, load)
+    store = await MemoryStore.fromJsonLines(flags.data)
     source = flags.data
   } else {
     const sample = await openSampleLedger(root)

@@ -14,12 +14,6 @@ export interface MemoryStoreOptions extends StoreOptions {
 }
 
 /**
- * The key of a memory store's columns (`MemoryColumns`): what a threaded load moves between
- * threads (`store-parts.ts`). Not exported from the package, so only the ledger layer reaches them.
- */
-export const columnsOf: unique symbol = Symbol('MemoryLedger columns')
-
-/**
  * The in-memory ledger: every read is O(1) apart from writing out the transactions asked for.
  * `MemoryStore` is this store with its file loaders (`memory-store.ts`).
  *
@@ -54,11 +48,6 @@ export class MemoryLedger implements BatchAppendStore {
     this.chainId = options.chainId ?? DEFAULT_CHAIN_ID
     this.maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
     this.path = options.path ?? 'memory'
-  }
-
-  /** The store's columns, for the threaded load (`partsOf`, `adoptParts`). */
-  get [columnsOf](): MemoryColumns {
-    return this.#columns
   }
 
   /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
