@@ -247,6 +247,22 @@ describe('ledger-gas serve', () => {
     expect(await on.stop()).toBe(0)
   })
 
+  it('--data keeps as many blocks parsed as the estimators read at startup (the calibrated window, at most 10,000)', async () => {
+    const loads = vi.spyOn(MemoryStore, 'fromJsonLines')
+    const config = join(dir, 'window.json')
+    writeFileSync(config, JSON.stringify({ window: 50_000 }))
+    try {
+      const d = await start(['--data', dataFile, '--port', '0'])
+      expect((await fetch(`${d.url}/estimate_gas_price`)).status).toBe(200)
+      expect(await d.stop()).toBe(0)
+      const w = await start(['--data', dataFile, '--port', '0', '--calibrated-config', config])
+      expect(await w.stop()).toBe(0)
+      expect(loads.mock.calls.map((c) => c[1])).toEqual([{ parsedBlocks: 1000 }, { parsedBlocks: 10_000 }])
+    } finally {
+      loads.mockRestore()
+    }
+  })
+
   it("docs/operations.md's flag/environment table lists every serve flag with its variable", () => {
     const readme = readFileSync(join(import.meta.dirname, '../../docs/operations.md'), 'utf8')
     const rows = [...readme.matchAll(/^\| `--([a-z-]+)[^`]*` \| `(LEDGER_GAS_[A-Z_]+)` \|/gm)].map((m) => [m[1], m[2]])

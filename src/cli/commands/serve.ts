@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from '../../api/plumbing/connection-gate.js'
 import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS } from '../../api/gas-stream.js'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/plumbing/http-limits.js'
-import { ESTIMATOR_MODES } from '../../service/estimate-feed.js'
+import { ESTIMATOR_MODES, estimateSpan } from '../../service/estimate-feed.js'
 import { Readiness } from '../../api/plumbing/readiness.js'
 import { createServer, DEFAULT_STALE_AFTER_SECS } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/plumbing/store-guard.js'
@@ -20,6 +20,9 @@ export { reportFailure } from '../run-command.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
+
+/** Most blocks a `--data` load keeps parsed for the estimators' first catch-up (`MemoryStoreOptions.parsedBlocks`): a few MB. */
+const MAX_PARSED_BLOCKS = 10_000
 
 /** Levels of `--log-level` (pino's); `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -156,6 +159,9 @@ export const run: Command = async (args, io) => {
   const config = await loadConfigFile(flags.config)
   const calibrated = await loadCalibratedConfigFile(flags['calibrated-config'])
   const root = packageRoot()
+  // A --data load keeps its newest blocks parsed as far back as the estimators read at startup
+  // (at most MAX_PARSED_BLOCKS: older ones of a longer span are parsed from their JSON).
+  const load = { parsedBlocks: Math.min(estimateSpan(config, calibrated), MAX_PARSED_BLOCKS) }
 
   let store: LedgerStore
   let source: string
@@ -167,16 +173,16 @@ export const run: Command = async (args, io) => {
     // Loaded only here: gRPC is a heavy import that other serve modes need not pay for at startup.
     const { openStreamFollowing } = await import('../stream-ingest.js')
     if (flags.data !== undefined) await checkInput(flags.data, 'data')
-    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log, flags.data))
+    ;({ store, source, watch } = await openStreamFollowing(flags['follow-stream'], flags.db, flags['stream-api-key'], log, flags.data, load))
   } else if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     readiness = new Readiness()
-    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, {}, readiness))
+    ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load, readiness))
   } else if (flags.db !== undefined) {
     ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else if (flags.data !== undefined) {
     await checkInput(flags.data, 'data')
-    store = await MemoryStore.fromJsonLines(flags.data)
+    store = await MemoryStore.fromJsonLines(flags.data, load)
     source = flags.data
   } else {
     const sample = await openSampleLedger(root)
