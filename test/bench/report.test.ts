@@ -44,9 +44,7 @@ describe('bench:report', () => {
       ['ingest-sqlite', /--threads 1/], // the default reads a file this large on one worker: --threads 1
       ['ingest-postgres', /ingest/],
       ['reads-cold', /accounts.*memory/],
-      // the audit's default (2 load threads) is now `--load-threads 2`; its `--load-threads 0` is now the default
-      ['serve-startup', /--load-threads 2/],
-      ['serve-startup', /default \(no load threads\)/],
+      ['serve-startup', /154 MB/],
       ['estimate-cold', /estimate_gas_price/],
     ]
     for (const [group, name] of audit) {
