@@ -4,11 +4,7 @@
  * package's directory (with its `server.js`), so every side runs the same harness. Run with
  * `--expose-gc`.
  *
- *   tsx bench/memory-store-child.ts load SRC_DIR FILE [THREADS]
- *                                                       prints one JSON line: load time and memory;
- *                                                       THREADS is `fromJsonLines`' `threads` option,
- *                                                       for a file of any size (the baseline has
- *                                                       neither option, and ignores them)
+ *   tsx bench/memory-store-child.ts load SRC_DIR FILE   prints one JSON line: load time and memory
  *   tsx bench/memory-store-child.ts serve SRC_DIR FILE   loads, serves the API as `serve` does and
  *                                                       sends `{ url }` over IPC; answers `cpu`
  *                                                       with `{ cpu_us }`; exits on `stop`
@@ -22,8 +18,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { getHeapSpaceStatistics } from 'node:v8'
 
-const [task, srcDir, file, threadsArg] = process.argv.slice(2) as [string, string, string, string | undefined]
-const loadOptions = threadsArg === undefined ? {} : { threads: Number(threadsArg), threadsFromBytes: 0 }
+const [task, srcDir, file] = process.argv.slice(2) as [string, string, string]
 const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(srcDir, path)).href)) as T
 type Gc = () => void
 const gc = (globalThis as { gc?: Gc }).gc
@@ -38,7 +33,7 @@ interface Store {
   close(): unknown
 }
 interface MemoryModule {
-  MemoryStore: { new (): Store; fromJsonLines(path: string, options?: { threads?: number; threadsFromBytes?: number }): Promise<Store> }
+  MemoryStore: { new (): Store; fromJsonLines(path: string): Promise<Store> }
 }
 interface ApiModule {
   createServer(options: object): Promise<{ listen(o: object): Promise<string>; close(): Promise<void> }>
@@ -65,7 +60,7 @@ if (task === 'load') {
   const young0 = youngGeneration()
   const c0 = cpuMs()
   const t0 = performance.now()
-  const store = await MemoryStore.fromJsonLines(file, loadOptions)
+  const store = await MemoryStore.fromJsonLines(file)
   const wall = performance.now() - t0
   const cpu = cpuMs() - c0
   gc()

@@ -6,11 +6,8 @@
  * machine's momentary load. Medians over rounds.
  *
  * 1. Startup: MB/s of `MemoryStore.fromJsonLines` in a fresh process (file size / load time,
- *    wall and CPU). Target >= 100 MB/s. This checkout runs twice per round: on the calling
- *    thread (`threads: 0`) and on two worker threads (`threads: 2` with `threadsFromBytes: 0`, so
- *    the sample too; the default from 64 MiB), so the two loads are compared round by round too. With `--dist`, the package built from this checkout
- *    (tsup, into bench/.scratch/dist) runs both ways as well: its workers start without tsx,
- *    as an installed package's do. The load average (`os.loadavg`) is recorded at each round's
+ *    wall and CPU). Target >= 100 MB/s. With `--dist`, the package built from this checkout
+ *    (tsup, into bench/.scratch/dist) runs too, as an installed package's does. The load average (`os.loadavg`) is recorded at each round's
  *    start: the machine is shared.
  * 2. Memory: RSS after the load and a full GC, minus the RSS of the same process just before the
  *    load (modules imported, an empty store, a full GC: an empty server), as a multiple of the
@@ -77,18 +74,13 @@ async function generated(blocks: number, seed: number): Promise<string> {
 
 type LoadRun = Record<string, number>
 
-/**
- * The sides of the load comparison: the baseline; this checkout on the calling thread and on two
- * worker threads; and with `--dist`, the same two from the built package.
- */
-const SIDES = ['before', 'sequential', 'threaded', 'dist-sequential', 'dist-threaded'] as const
+/** The sides of the load comparison: the baseline; this checkout; and with `--dist`, the package built from it. */
+const SIDES = ['before', 'sequential', 'dist-sequential'] as const
 type Side = (typeof SIDES)[number]
 const SIDE_NAMES: Record<Side, string> = {
   before: 'baseline',
-  sequential: 'calling thread (threads: 0)',
-  threaded: '2 worker threads (threads: 2)',
-  'dist-sequential': 'built package, calling thread',
-  'dist-threaded': 'built package, 2 worker threads',
+  sequential: 'this checkout',
+  'dist-sequential': 'built package',
 }
 
 /** The package built from this checkout (tsup without types) in bench/.scratch/dist: the directory of its `server.js`. */
@@ -98,8 +90,8 @@ function buildDist(): string {
   return out
 }
 
-function loadChild(src: string, file: string, threads?: number): LoadRun {
-  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file, ...(threads === undefined ? [] : [String(threads)])]
+function loadChild(src: string, file: string): LoadRun {
+  const args = ['--expose-gc', '--import', 'tsx', CHILD, 'load', src, file]
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 })
   return JSON.parse(out.trim().split('\n').pop() as string) as LoadRun
 }
@@ -138,7 +130,7 @@ function requestPaths(file: string): { byVersion: string[]; listing: string[] } 
 const group = startGroup(
   'memory-store',
   'memory store: loads and reads against the baseline commit',
-  `Loads: \`MemoryStore.fromJsonLines\` in a fresh child process per load (bench/memory-store-child.ts), this checkout on the calling thread and on 2 worker threads beside the baseline commit ${BASELINE_COMMIT}'s store, the sides' order rotating each round; RSS growth measured after a full GC against the same process just before the load. Reads: warm, each store's server a long-lived child process over the sample chain, autocannon with ${CONNECTIONS} connections for ${DURATION} s per run after a 1 s warm-up, alternating; server CPU per request.`,
+  `Loads: \`MemoryStore.fromJsonLines\` in a fresh child process per load (bench/memory-store-child.ts), this checkout beside the baseline commit ${BASELINE_COMMIT}'s store, the sides' order rotating each round; RSS growth measured after a full GC against the same process just before the load. Reads: warm, each store's server a long-lived child process over the sample chain, autocannon with ${CONNECTIONS} connections for ${DURATION} s per run after a 1 s warm-up, alternating; server CPU per request.`,
   'warm',
   ROUNDS,
 )
@@ -154,8 +146,7 @@ async function main(): Promise<void> {
 
   const dist = values.dist && values.only !== 'reads' ? buildDist() : null
   const sides = SIDES.filter((side) => (side !== 'before' || base !== null) && (!side.startsWith('dist') || dist !== null))
-  const sourceOf = (side: Side): [string, number | undefined] =>
-    side === 'before' ? [base as string, undefined] : [side.startsWith('dist') ? (dist as string) : here, side.endsWith('threaded') ? 2 : 0]
+  const sourceOf = (side: Side): string => (side === 'before' ? (base as string) : side.startsWith('dist') ? (dist as string) : here)
   const loads: Record<string, unknown>[] = []
   for (const file of values.only === 'reads' ? [] : fixtures) {
     const bytes = statSync(file).size
@@ -166,8 +157,7 @@ async function main(): Promise<void> {
       // Rotate which side goes first, so a drift of the machine's load hits every side alike.
       for (let i = 0; i < sides.length; i++) {
         const side = sides[(i + r) % sides.length] as Side
-        const [src, threads] = sourceOf(side)
-        runs[side]?.push(loadChild(src, file, threads))
+        runs[side]?.push(loadChild(sourceOf(side), file))
       }
     }
     const summary = (xs: LoadRun[]) => ({
@@ -178,29 +168,15 @@ async function main(): Promise<void> {
       retained_x: median(xs.map((x) => (x.retained_bytes as number) / bytes)),
       young_generation_growth_mb: median(xs.map((x) => (x.new_space_growth_bytes as number) / 1e6)),
     })
-    // Per round, against the calling thread of the same code: how many times faster (wall), and the RSS growth over its.
-    const against = (side: Side): Side | null => (side === 'threaded' ? 'sequential' : side === 'dist-threaded' ? 'dist-sequential' : null)
-    const perSide = sides.map((side) => {
-      const xs = runs[side] as LoadRun[]
-      const other = against(side)
-      const ys = other === null ? undefined : runs[other]
-      return {
-        side,
-        ...summary(xs),
-        speed_ratios: ys === undefined ? null : xs.map((x, k) => (ys[k]?.wall_ms as number) / (x.wall_ms as number)),
-        rss_ratios: ys === undefined ? null : xs.map((x, k) => (x.rss_growth_bytes as number) / (ys[k]?.rss_growth_bytes as number)),
-      }
-    })
+    const perSide = sides.map((side) => ({ side, ...summary(runs[side] as LoadRun[]) }))
     const seq = runs.sequential as LoadRun[]
     const name = `${file.split('/').pop()} (${(bytes / 1e6).toFixed(1)} MB)`
     const walls = (side: Side) => (runs[side] ?? []).map((x) => (x.wall_ms as number) / 1000)
     const rss = (side: Side) => (runs[side] ?? []).map((x) => (x.rss_growth_bytes as number) / 1e6)
     const mbs = (side: Side) => median((runs[side] ?? []).map((x) => bytes / 1e3 / (x.wall_ms as number))).toFixed(0)
     results.push(
-      row(`load ${name}, calling thread`, 'load wall s', ['this checkout, threads: 0', walls('sequential')], [[`baseline ${BASELINE_COMMIT}`, walls('before')]], { note: `MB/s medians: ${mbs('sequential')} this checkout, ${base === null ? '-' : mbs('before')} baseline (target ≥ 100)` }),
-      row(`load ${name}, 2 worker threads`, 'load wall s', ['this checkout, threads: 2', walls('threaded')], [['this checkout, threads: 0', walls('sequential')]], { note: `MB/s median ${mbs('threaded')}` }),
-      row(`load ${name}, calling thread`, 'RSS growth MB', ['this checkout, threads: 0', rss('sequential')], [[`baseline ${BASELINE_COMMIT}`, rss('before')]], { note: `RSS growth / file: ${median(seq.map((x) => (x.rss_growth_bytes as number) / bytes)).toFixed(2)}x (target ≤ 0.5x)` }),
-      row(`load ${name}, 2 worker threads`, 'RSS growth MB', ['this checkout, threads: 2', rss('threaded')], [['this checkout, threads: 0', rss('sequential')]]),
+      row(`load ${name}`, 'load wall s', ['this checkout', walls('sequential')], [[`baseline ${BASELINE_COMMIT}`, walls('before')]], { note: `MB/s medians: ${mbs('sequential')} this checkout, ${base === null ? '-' : mbs('before')} baseline (target ≥ 100)` }),
+      row(`load ${name}`, 'RSS growth MB', ['this checkout', rss('sequential')], [[`baseline ${BASELINE_COMMIT}`, rss('before')]], { note: `RSS growth / file: ${median(seq.map((x) => (x.rss_growth_bytes as number) / bytes)).toFixed(2)}x (target ≤ 0.5x)` }),
     )
     loads.push({ file, bytes, load_average: loadAverages, sides: perSide, speed_ratio_wall: runs.before === undefined ? null : median(seq.map((x, k) => ((runs.before as LoadRun[])[k]?.wall_ms as number) / (x.wall_ms as number))), runs })
     console.error(`  load ${file.split('/').pop()} done`)
@@ -253,15 +229,15 @@ async function measureReads(base: string | null, here: string, sample: string, r
 function report(base: string | null, loads: Record<string, unknown>[], reads: Record<string, unknown>[]): void {
   const f0 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(0))
   const f2 = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(2))
-  type SideRow = { side: Side; mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number; speed_ratios: number[] | null; rss_ratios: number[] | null }
+  type SideRow = { side: Side; mb_per_s_wall: number; mb_per_s_cpu: number; rss_x: number; rss_less_young_x: number; retained_x: number; young_generation_growth_mb: number }
   type Load = { file: string; bytes: number; load_average: number[]; sides: SideRow[] }
   console.log(`\nBaseline ${base === null ? 'none' : BASELINE_COMMIT}; ${ROUNDS} round(s), medians; fresh process per load; the sides' order rotates each round.\n`)
-  console.log('| chain | MB | load average | side | startup MB/s wall (CPU) | RSS growth / file | less the young generation\'s growth | retained / file | young gen growth MB | 2 threads / calling thread: speed, per round | RSS growth, per round |')
-  console.log('|---|---:|---|---|---|---|---|---|---:|---|---|')
+  console.log('| chain | MB | load average | side | startup MB/s wall (CPU) | RSS growth / file | less the young generation\'s growth | retained / file | young gen growth MB |')
+  console.log('|---|---:|---|---|---|---|---|---|---:|')
   for (const l of loads as Load[]) {
     for (const s of l.sides) {
       console.log(
-        `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${Math.min(...l.load_average).toFixed(1)}–${Math.max(...l.load_average).toFixed(1)} | ${SIDE_NAMES[s.side]} | ${f0(s.mb_per_s_wall)} (${f0(s.mb_per_s_cpu)}) | ${f2(s.rss_x)}x | ${f2(s.rss_less_young_x)}x | ${f2(s.retained_x)}x | ${f0(s.young_generation_growth_mb)} | ${s.speed_ratios?.map(f2).join(', ') ?? ''} | ${s.rss_ratios?.map(f2).join(', ') ?? ''} |`,
+        `| ${l.file.split('/').pop()} | ${(l.bytes / 1e6).toFixed(1)} | ${Math.min(...l.load_average).toFixed(1)}–${Math.max(...l.load_average).toFixed(1)} | ${SIDE_NAMES[s.side]} | ${f0(s.mb_per_s_wall)} (${f0(s.mb_per_s_cpu)}) | ${f2(s.rss_x)}x | ${f2(s.rss_less_young_x)}x | ${f2(s.retained_x)}x | ${f0(s.young_generation_growth_mb)} |`,
       )
     }
   }

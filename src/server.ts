@@ -5,7 +5,7 @@
  */
 export * from './api/index.js'
 export type { BatchAppendResult, BatchAppendStore, LedgerInfo, LedgerStore, MaybePromise } from './ledger/store/store.js'
-export type { MemoryLoadOptions, MemoryStoreOptions } from './ledger/memory-store.js'
+export type { MemoryStoreOptions } from './ledger/memory-store.js'
 export { MemoryStore } from './ledger/memory-store.js'
 export type { StoreOptions } from './ledger/store/store-options.js'
 export { DEFAULT_CHAIN_ID } from './ledger/store/store-options.js'

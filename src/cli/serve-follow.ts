@@ -4,7 +4,7 @@ import { formatFollowEvent } from '../follow/events.js'
 import { ingestFromNode } from '../follow/ingest-node.js'
 import { sleep } from '../follow/sleep.js'
 import { LedgerUnavailableError } from '../ledger/store/database-error.js'
-import { MemoryStore, type MemoryLoadOptions } from '../ledger/memory-store.js'
+import { MemoryStore, type MemoryStoreOptions } from '../ledger/memory-store.js'
 import type { BatchAppendStore } from '../ledger/store/store.js'
 import { UsageError } from './errors.js'
 import { openLedger, type OpenedLedger } from './open-store.js'
@@ -18,12 +18,12 @@ const REFOLLOW_MS = 5000
  * `watch` starts following and reports each new height; a node that stays unreachable through
  * the retries, or a database that cannot be reached, is followed again after a pause, any other failure (a pruned next block, a chain
  * that does not continue the ledger) stops following with a line on the log, and the server
- * goes on serving what it has. `load` says how `--data` is loaded (`serve --load-threads`).
+ * goes on serving what it has. `load` holds the options of the `--data` load.
  * `readiness` hears how following goes (the health check's 503 and the error count): waiting
  * while a ledger that started empty has no block, failed at each retry and each stop, progressed
  * at each append.
  */
-export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void, load: MemoryLoadOptions = {}, readiness?: Readiness): Promise<OpenedLedger> {
+export async function openFollowing(node: string, db: string | undefined, data: string | undefined, intervalMs: number, log: (line: string) => void, load: MemoryStoreOptions = {}, readiness?: Readiness): Promise<OpenedLedger> {
   let protocol: string | undefined
   try {
     protocol = new URL(node).protocol

@@ -3,7 +3,7 @@ import { ingestFromStream, type StreamAppend } from '../follow/stream/ingest-str
 import { probeChainId } from '../follow/stream/probe-chain-id.js'
 import { sleep } from '../follow/sleep.js'
 import { LedgerUnavailableError } from '../ledger/store/database-error.js'
-import { MemoryStore, type MemoryLoadOptions } from '../ledger/memory-store.js'
+import { MemoryStore, type MemoryStoreOptions } from '../ledger/memory-store.js'
 import type { BatchAppendStore } from '../ledger/store/store.js'
 import { intFlag } from './args.js'
 import { UsageError } from './errors.js'
@@ -124,7 +124,7 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
  *
  * @throws StreamUnavailableError, StreamResponseError when the stream cannot name its chain id (memory only).
  */
-export async function openStreamFollowing(url: string, db: string | undefined, apiKey: string | undefined, log: (line: string) => void, data?: string | undefined, load: MemoryLoadOptions = {}): Promise<OpenedLedger> {
+export async function openStreamFollowing(url: string, db: string | undefined, apiKey: string | undefined, log: (line: string) => void, data?: string | undefined, load: MemoryStoreOptions = {}): Promise<OpenedLedger> {
   let store: BatchAppendStore
   let source: string
   if (db !== undefined) {

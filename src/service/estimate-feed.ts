@@ -43,6 +43,14 @@ export interface PublishedEstimates {
  */
 export type PublishListener = (estimates: readonly PublishedEstimates[]) => void
 
+/**
+ * Blocks that bear on the estimates, the span a feed catches up over: the larger of the Aptos
+ * span (`aggressive_block_history` plus the newest block) and the calibrated window.
+ */
+export function estimateSpan(config: EstimatorConfig, calibrated: CalibratedConfig): number {
+  return Math.max(config.aggressive_block_history + 1, calibrated.window)
+}
+
 /** Options of an `EstimateFeed`. */
 export interface EstimateFeedOptions {
   mode: EstimatorMode
@@ -121,7 +129,7 @@ export class EstimateFeed {
     this.depth = options.depth ?? 1
     if (!Number.isSafeInteger(this.depth) || this.depth < 1) throw new RangeError(`depth must be a positive integer, got ${this.depth}`)
     this.aptosSpan = BigInt(aptosSpan)
-    this.span = BigInt(Math.max(aptosSpan, options.calibrated.window))
+    this.span = BigInt(estimateSpan(config, options.calibrated))
     this.published = this.served().estimate()
     this.json = gasEstimateToJson(this.published)
     this.both = { height: null, aptos: this.view.aptos.estimate(), calibrated: this.view.calibrated.estimate() }
@@ -231,8 +239,13 @@ export class EstimateFeed {
     const staged = target - BigInt(this.depth) + 1n
     for (let h = from; h <= target; h++) {
       const height = toU64(h)
-      const block = await this.store.blockByHeight(height, true)
-      if (block !== null) this.ingest(parseIfPossible(block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
+      // The store's own parse of the block, when it kept it from its append checks, is what parsing its JSON gives.
+      const parsed = this.store.parsedBlockByHeight === undefined ? undefined : await this.store.parsedBlockByHeight(height)
+      if (parsed !== undefined) this.ingest(parsed)
+      else {
+        const block = await this.store.blockByHeight(height, true)
+        if (block !== null) this.ingest(parseIfPossible(block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
+      }
       this.fed = height
       if (h >= staged) this.stage()
     }

@@ -247,22 +247,17 @@ describe('ledger-gas serve', () => {
     expect(await on.stop()).toBe(0)
   })
 
-  it('--load-threads N reaches the memory store load of --data (0: the main thread), also from LEDGER_GAS_LOAD_THREADS', async () => {
+  it('--data keeps as many blocks parsed as the estimators read at startup (the calibrated window, at most 10,000)', async () => {
     const loads = vi.spyOn(MemoryStore, 'fromJsonLines')
+    const config = join(dir, 'window.json')
+    writeFileSync(config, JSON.stringify({ window: 50_000 }))
     try {
-      const s = await start(['--data', dataFile, '--port', '0', '--load-threads', '0'])
-      expect((await fetch(`${s.url}/transactions/by_version/1`)).status).toBe(200)
-      expect(await s.stop()).toBe(0)
-      process.env.LEDGER_GAS_LOAD_THREADS = '1'
-      try {
-        const e = await start(['--data', dataFile, '--port', '0'])
-        expect(await e.stop()).toBe(0)
-      } finally {
-        delete process.env.LEDGER_GAS_LOAD_THREADS
-      }
       const d = await start(['--data', dataFile, '--port', '0'])
+      expect((await fetch(`${d.url}/estimate_gas_price`)).status).toBe(200)
       expect(await d.stop()).toBe(0)
-      expect(loads.mock.calls.map((c) => c[1])).toEqual([{ threads: 0 }, { threads: 1 }, {}])
+      const w = await start(['--data', dataFile, '--port', '0', '--calibrated-config', config])
+      expect(await w.stop()).toBe(0)
+      expect(loads.mock.calls.map((c) => c[1])).toEqual([{ parsedBlocks: 1000 }, { parsedBlocks: 10_000 }])
     } finally {
       loads.mockRestore()
     }
@@ -291,8 +286,8 @@ describe('ledger-gas serve', () => {
       ['--stream', 'maybe'],
       ['--stale-after', '0'],
       ['--stale-after', 'soon'],
-      ['--data', dataFile, '--load-threads', 'many'],
-      ['--data', dataFile, '--load-threads', '65'],
+      // The load threads measured slower than the main thread on 2 cores and went: an unknown flag.
+      ['--data', dataFile, '--load-threads', '2'],
     ]
     for (const args of bad) await expect(run(args, io().cli)).rejects.toBeInstanceOf(UsageError)
   })

@@ -44,9 +44,7 @@ describe('bench:report', () => {
       // the audit's `ingest --threads 1` row: the ingest threads are gone (issue 22 item 4); the default row's before names it
       ['ingest-postgres', /ingest/],
       ['reads-cold', /accounts.*memory/],
-      // the audit's default (2 load threads) is now `--load-threads 2`; its `--load-threads 0` is now the default
-      ['serve-startup', /--load-threads 2/],
-      ['serve-startup', /default \(no load threads\)/],
+      ['serve-startup', /154 MB/],
       ['estimate-cold', /estimate_gas_price/],
     ]
     for (const [group, name] of audit) {

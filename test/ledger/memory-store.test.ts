@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { InvalidConfigError } from '../../src/core/errors.js'
+import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
@@ -25,5 +30,50 @@ describe('MemoryStore.appendBlocks', () => {
   it('names where its blocks came from: the file loaded, else memory', async () => {
     expect(new MemoryStore().path).toBe('memory')
     expect((await MemoryStore.fromJsonLines('data/chain.jsonl')).path).toBe('data/chain.jsonl')
+  })
+})
+
+describe('MemoryStore.parsedBlockByHeight', () => {
+  /** A store loaded from a chain file of the first `lines` of `blocks`, keeping `parsedBlocks` parsed. */
+  async function loaded(blocks: readonly BlockJson[], lines: number, parsedBlocks: number): Promise<MemoryStore> {
+    const dir = mkdtempSync(join(tmpdir(), 'parsed-blocks-'))
+    try {
+      const file = join(dir, 'chain.jsonl')
+      writeFileSync(file, blocks.slice(0, lines).map((b) => `${JSON.stringify(b)}\n`).join(''))
+      return await MemoryStore.fromJsonLines(file, { parsedBlocks })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  it('is parseBlockJson of blockByHeight for the newest `parsedBlocks` blocks loaded from lines, undefined for older ones', async () => {
+    const blocks = new ChainBuilder().blocks(20, (i) => [{ sender: 1 + (i % 3), gas_unit_price: 100 + i }, { sender: 9, gas_unit_price: 150 }])
+    const store = await loaded(blocks, 20, 8)
+    // Heights 0 to 19: the newest 8 are 12 to 19.
+    for (let h = 0; h < 20; h++) {
+      const kept = store.parsedBlockByHeight(h)
+      if (h < 12) expect(kept, `height ${h}`).toBeUndefined()
+      else expect(kept, `height ${h}`).toEqual(parseBlockJson(store.blockByHeight(h, true)))
+    }
+    expect(store.parsedBlockByHeight(20)).toBeUndefined()
+    expect(store.parsedBlockByHeight(-1)).toBeUndefined()
+  })
+
+  it('keeps nothing for a block appended as an object, drops pruned blocks, and refuses a count that is not a positive integer', async () => {
+    const blocks = new ChainBuilder().blocks(12, (i) => [{ sender: 1, gas_unit_price: 100 + i }])
+    const store = await loaded(blocks, 10, 4)
+    // Heights 0 to 9 from lines (6 to 9 kept), then 10 as an object.
+    store.appendBlock(blocks[10] as BlockJson)
+    expect(store.parsedBlockByHeight(10)).toBeUndefined()
+    expect(store.parsedBlockByHeight(9)).toEqual(parseBlockJson(store.blockByHeight(9, true)))
+    expect(store.parsedBlockByHeight(7)).toEqual(parseBlockJson(store.blockByHeight(7, true)))
+    // Block 7's slot comes round again with block 11: it is the new block's, not block 7's.
+    store.appendBlock(blocks[11] as BlockJson)
+    expect(store.parsedBlockByHeight(11)).toBeUndefined()
+    expect(store.parsedBlockByHeight(7)).toBeUndefined()
+    store.pruneBelow(Number(store.blockByHeight(9, false)?.first_version))
+    expect(store.parsedBlockByHeight(8)).toBeUndefined()
+    expect(store.parsedBlockByHeight(9)).toEqual(parseBlockJson(store.blockByHeight(9, true)))
+    for (const parsedBlocks of [0, -1, 1.5]) expect(() => new MemoryStore({ parsedBlocks })).toThrow(InvalidConfigError)
   })
 })

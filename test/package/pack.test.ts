@@ -170,18 +170,6 @@ describe('the package from npm pack, installed into an empty project', () => {
     await sh(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app], app)
   })
 
-  it('loads a chain file into a memory store on worker threads (the load worker is in the package) as on the calling thread', { timeout: 60_000 }, async () => {
-    const script = [
-      "import { MemoryStore } from 'ledger-gas/server'",
-      'const file = process.argv[1]',
-      'const [a, b] = [await MemoryStore.fromJsonLines(file, { threads: 0 }), await MemoryStore.fromJsonLines(file, { threads: 2, threadsFromBytes: 0 })]',
-      'const same = [1, 6000, 12371].every((v) => a.transactionJsonByVersion(v) === b.transactionJsonByVersion(v))',
-      'console.log(JSON.stringify({ info: JSON.stringify(a.ledgerInfo()) === JSON.stringify(b.ledgerInfo()), same, packed: a.packedBytes === b.packedBytes, height: b.ledgerInfo()?.block_height }))',
-    ].join('\n')
-    const { stdout } = await sh(process.execPath, ['--input-type=module', '-e', script, join(root, 'data', 'chain.jsonl')], app)
-    expect(JSON.parse(stdout)).toEqual({ info: true, same: true, packed: true, height: 2000 })
-  })
-
   it('the ledger-gas bin prints the version for --version and -v, and the usage for --help', { timeout: 60_000 }, async () => {
     for (const flag of ['--version', '-v']) expect(await sh(bin, [flag], app)).toEqual({ stdout: `${manifest.version}\n`, stderr: '' })
     const help = await sh(bin, ['--help'], app)

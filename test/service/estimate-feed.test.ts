@@ -1,4 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { guardStore } from '../../src/api/plumbing/store-guard.js'
+import { MemoryStore } from '../../src/ledger/memory-store.js'
+import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
+import type { LedgerInfo } from '../../src/ledger/store/store.js'
 import { EstimateFeed, type PublishedEstimates } from '../../src/service/estimate-feed.js'
 import { resolveCalibratedConfig } from '../../src/core/calibrated/calibrated-config.js'
 import { resolveConfig } from '../../src/core/config.js'
@@ -79,5 +86,38 @@ describe('EstimateFeed publishing per block', () => {
     const fromStart = recorded(storeOf(new ChainBuilder().blocks(12)), 300)
     await fromStart.sync()
     expect(fromStart.calls).toEqual([Array.from({ length: 12 }, (_, i) => String(i))])
+  })
+})
+
+describe('EstimateFeed catch-up from the store’s parsed blocks', () => {
+  it('reads the blocks a store kept parsed instead of their JSON, the rest as JSON, to the same estimates as parsing every block', async () => {
+    const blocks = new ChainBuilder().blocks(150, (i) => Array.from({ length: 1 + (i % 4) }, (_, k) => ({ sender: 1 + k, gas_unit_price: 100 + ((i * 7 + k * 13) % 60) })))
+    const dir = mkdtempSync(join(tmpdir(), 'feed-parsed-'))
+    const file = join(dir, 'chain.jsonl')
+    writeFileSync(file, blocks.map((b) => `${JSON.stringify(b)}\n`).join(''))
+    const loaded = await MemoryStore.fromJsonLines(file, { parsedBlocks: 60 })
+    rmSync(dir, { recursive: true, force: true })
+    const jsonReads = vi.spyOn(loaded, 'blockByHeight')
+    const parsedReads = vi.spyOn(loaded, 'parsedBlockByHeight')
+    const fromParsed = recorded(guardStore(loaded, 1000), 4)
+    await fromParsed.sync()
+    // Span 100 (the calibrated window): the newest 60 parsed, the 40 before them from their JSON.
+    expect(parsedReads).toHaveBeenCalledTimes(100)
+    expect(jsonReads).toHaveBeenCalledTimes(40)
+    const fromJson = recorded(storeOf(blocks), 4)
+    await fromJson.sync()
+    expect(fromParsed.feed.json).toBe(fromJson.feed.json)
+    expect(fromParsed.feed.both).toEqual(fromJson.feed.both)
+    expect(fromParsed.calls).toEqual(fromJson.calls)
+    const view = (f: EstimateFeed) => f.read(loaded.ledgerInfo() as LedgerInfo, (v) => JSON.stringify([v.aptos.estimate(), v.calibrated.estimate()], (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x)))
+    expect(await view(fromParsed.feed)).toBe(await view(fromJson.feed))
+  })
+
+  it('through the API’s store guard, a parsed block of another height is refused as garbage', () => {
+    const store = storeOf(new ChainBuilder().blocks(3))
+    const guarded = guardStore({ ...faultyStore(store), parsedBlockByHeight: () => parseBlockJson(store.blockByHeight(2, true)) }, 1000)
+    expect(() => guarded.parsedBlockByHeight?.(3)).toThrow(/parsedBlockByHeight\(3\)/)
+    expect(guarded.parsedBlockByHeight?.(2)).toEqual(parseBlockJson(store.blockByHeight(2, true)))
+    expect(guardStore(store, 1000).parsedBlockByHeight?.(2)).toBeUndefined()
   })
 })

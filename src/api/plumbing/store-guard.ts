@@ -2,6 +2,7 @@ import { addU64, parseU64, type U64 } from '../../core/u64.js'
 import { parseAddress } from '../../ledger/store/address.js'
 import { LedgerUnavailableError } from '../../ledger/store/database-error.js'
 import type { LedgerInfo, LedgerStore, MaybePromise, TransactionPageBytes } from '../../ledger/store/store.js'
+import type { ParsedBlock } from '../../ledger/store/parse-block.js'
 import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { ApiError } from './errors.js'
 
@@ -151,6 +152,12 @@ function checkBlock(block: unknown, height: U64, withTransactions: boolean): Blo
   return block as unknown as BlockJson
 }
 
+function checkParsedBlock(block: unknown, height: U64): ParsedBlock | undefined {
+  if (block === undefined) return undefined
+  if (!isObject(block) || block.block_height !== height) throw garbage(`parsedBlockByHeight(${height})`, isObject(block) ? `the block at height ${String(block.block_height)}` : typeof block)
+  return block as unknown as ParsedBlock
+}
+
 /** A store that cannot reach its database is a 503 like a timeout, not a 500: it is expected to come back. */
 function unreachable(error: unknown): never {
   if (error instanceof LedgerUnavailableError) throw new ApiError('ledger_unavailable', 'The ledger database cannot be reached', { cause: error })
@@ -177,6 +184,7 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   const txnBytes = inner.transactionBytesByVersion?.bind(inner)
   const pageBytes = inner.accountTransactionsBytes?.bind(inner)
   const releaseBytes = inner.releaseBytes?.bind(inner)
+  const parsedBlock = inner.parsedBlockByHeight?.bind(inner)
   return {
     // The JSON text and byte reads only where the store has them, so routes fall back to the parsed ones.
     ...(txnJson === undefined ? {} : { transactionJsonByVersion: (version: U64) => read(txnJson(version), 'transactionJsonByVersion', (t) => checkTxnJson(t, version)) }),
@@ -188,6 +196,7 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
       ? {}
       : { accountTransactionsBytes: (address: string, start: U64, limit: number) => read(pageBytes(address, start, limit), 'accountTransactionsBytes', (p) => checkPageBytes(p, address, start, limit)) }),
     ...(releaseBytes === undefined ? {} : { releaseBytes }),
+    ...(parsedBlock === undefined ? {} : { parsedBlockByHeight: (height: U64) => read(parsedBlock(height), 'parsedBlockByHeight', (b) => checkParsedBlock(b, height)) }),
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),
     transactionByVersion: (version) => read(inner.transactionByVersion(version), 'transactionByVersion', (t) => checkTxn(t, version)),
     accountTransactions: (address, start, limit) => read(inner.accountTransactions(address, start, limit), 'accountTransactions', (p) => checkPage(p, address, start, limit)),

@@ -1,13 +1,13 @@
 import { DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_WAITING } from '../../api/plumbing/connection-gate.js'
 import { DEFAULT_STREAM_BUFFER_BYTES, DEFAULT_STREAM_KEEPALIVE_MS, DEFAULT_STREAM_POLL_MS } from '../../api/gas-stream.js'
 import { DEFAULT_MAX_URL_LENGTH, DEFAULT_REQUEST_TIMEOUT_MS } from '../../api/plumbing/http-limits.js'
-import { ESTIMATOR_MODES } from '../../service/estimate-feed.js'
+import { ESTIMATOR_MODES, estimateSpan } from '../../service/estimate-feed.js'
 import { Readiness } from '../../api/plumbing/readiness.js'
 import { createServer, DEFAULT_STALE_AFTER_SECS } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/plumbing/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
 import type { LedgerStore } from '../../ledger/store/store.js'
-import { choiceFlag, envName, intFlag, MAX_THREADS, parseFlags, withEnv } from '../args.js'
+import { choiceFlag, envName, intFlag, parseFlags, withEnv } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
 import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
 import { openFollowing } from '../serve-follow.js'
@@ -21,13 +21,15 @@ export { reportFailure } from '../run-command.js'
 /** How long a shutdown waits for in-flight requests before closing their connections. */
 const SHUTDOWN_GRACE_MS = 10_000
 
+/** Most blocks a `--data` load keeps parsed for the estimators' first catch-up (`MemoryStoreOptions.parsedBlocks`): a few MB. */
+const MAX_PARSED_BLOCKS = 10_000
+
 /** Levels of `--log-level` (pino's); `silent` turns logging off. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 /** The flags of `serve` (each also settable as `LEDGER_GAS_<FLAG>`, see `envName`). */
 export const FLAGS = {
   data: { type: 'string' },
-  'load-threads': { type: 'string' },
   db: { type: 'string' },
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
@@ -55,7 +57,7 @@ export const FLAGS = {
 /** Values of `--stream`. */
 export const STREAM_SWITCH = ['on', 'off'] as const
 
-const HELP = `usage: ledger-gas serve [--data FILE.jsonl [--load-threads N] | --db FILE|URL] [--follow URL | --follow-stream URL] [--port 8080] [--host 127.0.0.1]
+const HELP = `usage: ledger-gas serve [--data FILE.jsonl | --db FILE|URL] [--follow URL | --follow-stream URL] [--port 8080] [--host 127.0.0.1]
                         [--header-prefix X-NODE-] [--config FILE.json]
                         [--estimator aptos|calibrated] [--calibrated-config FILE.json]
                         [--store-timeout MS] [--request-timeout MS] [--max-url-length N]
@@ -71,8 +73,6 @@ Events (/v1/gas/stream), the health check (/v1/-/healthy) and the OpenAPI docume
 
   --data FILE.jsonl     chain file loaded into memory (default: the sample chain, data/chain.jsonl
                         in a clone, else regenerated in memory from its seed)
-  --load-threads N      worker threads that load a --data file of 64 MiB or more (default 0:
-                        this thread loads it, as it loads any smaller file)
   --db FILE             SQLite ledger written by 'ledger-gas ingest' (opened read-only)
   --db postgres://USER@HOST:PORT/DB[?schema=NAME]
                         PostgreSQL ledger (read-only replica; any number of them may serve
@@ -140,7 +140,6 @@ export const run: Command = async (args, io) => {
   const int = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => checked(flag, () => intFlag(flags[flag], flag, fallback, min, max))
   if (flags.data !== undefined && flags.db !== undefined) throw new UsageError(`${origin('data')} and ${origin('db')} cannot be used together`)
   const port = int('port', 8080, 0, 65535)
-  const load = flags['load-threads'] === undefined ? {} : { threads: int('load-threads', 0, 0, MAX_THREADS) }
   const host = flags.host ?? '127.0.0.1'
   const MAX = 2 ** 31 - 1
   const limits = {
@@ -160,6 +159,9 @@ export const run: Command = async (args, io) => {
   const config = await loadConfigFile(flags.config)
   const calibrated = await loadCalibratedConfigFile(flags['calibrated-config'])
   const root = packageRoot()
+  // A --data load keeps its newest blocks parsed as far back as the estimators read at startup
+  // (at most MAX_PARSED_BLOCKS: older ones of a longer span are parsed from their JSON).
+  const load = { parsedBlocks: Math.min(estimateSpan(config, calibrated), MAX_PARSED_BLOCKS) }
 
   let store: LedgerStore
   let source: string

@@ -54,38 +54,6 @@ export class ByteArena {
     return this.#chunks[Math.floor(address / this.chunkBytes)] as Buffer
   }
 
-  /**
-   * The chunks written so far (from the first, none released) and the bytes written to each:
-   * what a load worker hands to the thread that adopts them (`adopt`). The arena is not to be
-   * written after.
-   */
-  written(): { chunks: Buffer[]; written: number[] } {
-    if (this.#chunks.some((c) => c === undefined)) throw new Error('ByteArena.written: chunks were released')
-    return { chunks: this.#chunks as Buffer[], written: [...this.#written] }
-  }
-
-  /**
-   * Appends the chunks of another arena of the same chunk size (`written()`, possibly after a
-   * transfer between threads), each with the bytes written to it, and writes on after the last;
-   * the chunk being written to so far is left with its unwritten tail. A record at address `a`
-   * in the other arena is at `base + a` here.
-   *
-   * @returns `base`, the address of the first adopted chunk's start.
-   */
-  adopt(chunks: readonly Buffer[], written: readonly number[]): number {
-    const base = this.#chunks.length * this.chunkBytes
-    chunks.forEach((chunk, i) => {
-      const n = written[i] as number
-      this.#chunks.push(chunk)
-      this.#written.push(n)
-      this.retainedBytes += n
-      this.chunk = chunk
-      // As `commit` leaves it: a record longer than a chunk has its chunk to itself.
-      this.offset = chunk.length > this.chunkBytes ? chunk.length : n
-    })
-    return base
-  }
-
   /** Releases the chunks before the one holding `address` (the oldest record still needed). */
   releaseBefore(address: number): void {
     const last = Math.min(Math.floor(address / this.chunkBytes), this.#chunks.length - 1)

@@ -26,8 +26,7 @@ const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
  * What a memory store holds, as parallel arrays in height/version order: a height or version is
  * an offset from the oldest retained one. Blocks and transactions before `blockHead`/`txnHead`
  * are pruned (dead until compacted); `blockBase`/`txnBase` count what compaction dropped, so
- * indices survive it. The store (`MemoryLedger`) checks every rule before it calls `commit`;
- * a threaded load moves whole columns between threads (`store-parts.ts`).
+ * indices survive it. The store (`MemoryLedger`) checks every rule before it calls `commit`.
  */
 export class MemoryColumns {
   heights: U64[] = []

@@ -4,6 +4,7 @@ import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limit
 import type { BatchAppendResult, BatchAppendStore, LedgerInfo, TransactionPageBytes } from '../store/store.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
+import type { ParsedBlock } from '../store/parse-block.js'
 import { MemoryColumns, type AccountRecord } from './memory-columns.js'
 import { LinePacker } from './pack-line.js'
 
@@ -11,13 +12,17 @@ import { LinePacker } from './pack-line.js'
 export interface MemoryStoreOptions extends StoreOptions {
   /** Where the blocks came from, for messages (`BatchAppendStore.path`); default `memory`. */
   path?: string
+  /**
+   * How many of the newest blocks appended from a chain file's lines the store keeps as its
+   * append checks parsed them, for `parsedBlockByHeight` (default `DEFAULT_PARSED_BLOCKS`,
+   * 1,000: the span the estimators read by default). About 100 bytes plus 20 per user
+   * transaction each.
+   */
+  parsedBlocks?: number
 }
 
-/**
- * The key of a memory store's columns (`MemoryColumns`): what a threaded load moves between
- * threads (`store-parts.ts`). Not exported from the package, so only the ledger layer reaches them.
- */
-export const columnsOf: unique symbol = Symbol('MemoryLedger columns')
+/** Blocks a memory store keeps parsed by default: the estimate feed's default span, the calibrated window (1,000 blocks). */
+export const DEFAULT_PARSED_BLOCKS = 1000
 
 /**
  * The in-memory ledger: every read is O(1) apart from writing out the transactions asked for.
@@ -49,16 +54,18 @@ export class MemoryLedger implements BatchAppendStore {
   readonly #columns = new MemoryColumns()
   /** Reads chain-file lines and packs transactions for this store. */
   readonly #packer = new LinePacker()
+  /**
+   * `parseBlockJson` of each of the newest blocks, at its block index (`blockBase` + position)
+   * modulo the length; `undefined` for a block appended as an object (`appendBlock`), whose
+   * caller may hold a value that `JSON.stringify` writes otherwise than it reads.
+   */
+  readonly #parsed: (ParsedBlock | undefined)[]
 
   constructor(options: MemoryStoreOptions = {}) {
     this.chainId = options.chainId ?? DEFAULT_CHAIN_ID
     this.maxBlockTransactions = checkLimitOption('maxBlockTransactions', options.maxBlockTransactions ?? DEFAULT_MAX_BLOCK_TRANSACTIONS)
     this.path = options.path ?? 'memory'
-  }
-
-  /** The store's columns, for the threaded load (`partsOf`, `adoptParts`). */
-  get [columnsOf](): MemoryColumns {
-    return this.#columns
+    this.#parsed = new Array<ParsedBlock | undefined>(checkLimitOption('parsedBlocks', options.parsedBlocks ?? DEFAULT_PARSED_BLOCKS))
   }
 
   /** Bytes of the packed transactions in the chunks still held (pruned ones count until their chunk is released), for benchmarks. */
@@ -188,6 +195,28 @@ export class MemoryLedger implements BatchAppendStore {
   }
 
   /**
+   * `parseBlockJson(blockByHeight(height, true))`, kept from the checks of the block's append,
+   * when the block is retained, among the newest `parsedBlocks` and was appended from a chain
+   * file's line (`appendJsonLine`); else `undefined`. The same object each call: read it only.
+   * O(1).
+   */
+  parsedBlockByHeight(height: U64): ParsedBlock | undefined {
+    const c = this.#columns
+    const oldest = c.heights[c.blockHead]
+    if (oldest === undefined) return undefined
+    const offset = u64Distance(oldest, height)
+    const newest = c.heights.length - 1 - c.blockHead
+    if (!(offset >= 0 && offset <= newest && newest - offset < this.#parsed.length)) return undefined
+    return this.#parsed[(c.blockBase + c.blockHead + offset) % this.#parsed.length]
+  }
+
+  /** Keeps `parsed` (or forgets the slot, for `undefined`) as the block just committed. */
+  #keepParsed(parsed: ParsedBlock | undefined): void {
+    const c = this.#columns
+    this.#parsed[(c.blockBase + c.heights.length - 1) % this.#parsed.length] = parsed
+  }
+
+  /**
    * Appends the next block after checking every append rule (see `prepareAppend`); nothing
    * changes when it throws. The transactions are kept as `JSON.stringify` writes them, so one
    * that it cannot write (a bigint) refuses the block.
@@ -200,6 +229,7 @@ export class MemoryLedger implements BatchAppendStore {
     let end = 0
     for (const r of records) ends.push((end += r.length))
     this.#columns.commit(prepared, Buffer.concat(records), 0, ends)
+    this.#keepParsed(undefined)
   }
 
   /**
@@ -242,6 +272,8 @@ export class MemoryLedger implements BatchAppendStore {
       return false
     }
     this.#columns.commit(prepared, read.packed, read.start, read.ends)
+    // The law of `LinePacker.pack`: the skeleton parses as the line does, so as `blockByHeight` answers.
+    this.#keepParsed(prepared.parsed)
     return true
   }
 

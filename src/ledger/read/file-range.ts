@@ -2,8 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises'
 
 /**
  * How a file is cut into byte ranges at line boundaries for worker threads (the threaded block
- * scan, `scan-threads.ts`, and the threaded memory store load, `load-threads.ts`), and how a
- * worker reads its range.
+ * scan, `scan-threads.ts`), and how a worker reads its range.
  */
 
 /** The first newline in `[from, to)` of the file, or -1. Reads 64 KiB at a time. */

@@ -43,8 +43,7 @@ export async function loadJsonLines(source: string, store: LedgerStore, options:
 
 /**
  * The loop of `loadJsonLines` over lines already split (`readLineBytes`), named `file` in
- * messages: what a threaded load runs on each byte range of its file, and on the calling thread
- * from a range on when the threads' result cannot be used (`load-threads.ts`).
+ * messages.
  *
  * @returns the number of blocks appended.
  * @throws InvalidDataError as `loadJsonLines`; the blocks before the bad line stay appended.

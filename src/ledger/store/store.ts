@@ -1,5 +1,6 @@
 import { parseU64, type U64 } from '../../core/u64.js'
 import type { CheckedBlock } from './append-rules.js'
+import type { ParsedBlock } from './parse-block.js'
 import type { BlockJson, TransactionJson } from './types.js'
 
 /** A value, or a promise of it: in-process stores answer synchronously, remote ones need not. */
@@ -75,6 +76,14 @@ export interface LedgerStore {
   accountSequenceNumber(address: string): MaybePromise<U64>
   /** The block at `height` with or without its transactions, or `null` if not retained. */
   blockByHeight(height: U64, withTransactions: boolean): MaybePromise<BlockJson | null>
+  /**
+   * Optional: `parseBlockJson(blockByHeight(height, true))` when the store still holds it from
+   * the checks of its append (a memory store keeps its newest blocks' so), else `undefined`,
+   * and the reader parses `blockByHeight`'s answer. The estimate feed's catch-up reads blocks
+   * this way, so the blocks a loaded chain file was just checked with are not unpacked and
+   * parsed again before the first estimate.
+   */
+  parsedBlockByHeight?(height: U64): MaybePromise<ParsedBlock | undefined>
   /**
    * Appends the next block atomically (all of it or nothing). Its height must be the current
    * height + 1 (or any height for the first block) and its first version the current ledger

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 
 /** The worker threads of the ledger layer, each its own module (and its own entry of the build, tsup.config.ts). */
-export type LedgerWorkerName = 'scan-worker' | 'load-worker'
+export type LedgerWorkerName = 'scan-worker'
 
 /**
  * A new worker thread running `src/ledger/threads/<name>.ts`: the built `<name>.js` in the package (at
@@ -12,7 +12,7 @@ export type LedgerWorkerName = 'scan-worker' | 'load-worker'
  * worker does not inherit the loader hooks of its parent).
  *
  * @throws Error when the built module is not where the package puts it.
- * @example const w = spawnLedgerWorker('load-worker', { path: 'chain.jsonl', … })
+ * @example const w = spawnLedgerWorker('scan-worker')
  */
 export function spawnLedgerWorker(name: LedgerWorkerName, workerData?: unknown): Worker {
   const here = import.meta.url
