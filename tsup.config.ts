@@ -24,11 +24,9 @@ const wholeCommands = ['replay', 'estimate', 'backtest', 'generate']
 const sharedCommands = ['serve', 'ingest', 'follow']
 
 export default defineConfig((flags) => ({
-  // The scan worker is an entry of its own: worker threads load them by path (src/ledger/threads/ledger-worker.ts).
   entry: {
     ...libraryEntries,
     ...Object.fromEntries(sharedCommands.map((c) => [`cli/commands/${c}`, `src/cli/commands/${c}.ts`])),
-    'ledger/scan-worker': 'src/ledger/threads/scan-worker.ts',
   },
   format: ['esm'],
   target: 'node20',

@@ -45,8 +45,6 @@ export function required<T>(value: T | undefined, flag: string): T {
   return value
 }
 
-/** Most worker threads `--threads` asks for: more would only contend for the same cores. */
-export const MAX_THREADS = 64
 
 /** Parses a non-negative integer flag; a negative value is refused as what the flag accepts (positive, or zero or positive). */
 export function intFlag(value: string | undefined, flag: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {

@@ -27,4 +27,10 @@ describe('no worker threads: the old thread flags are unknown options (exit 2)',
       expect(ingest.stderr).toContain("Unknown option '--threads'")
     }
   })
+
+  it('serve has no --load-threads', async () => {
+    const r = await runCli(['serve', '--data', SAMPLE, '--load-threads', '2'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("Unknown option '--load-threads'")
+  })
 })

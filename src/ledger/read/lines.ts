@@ -209,7 +209,7 @@ function unreadable(file: string, number: number, error: unknown): InvalidDataEr
 }
 
 /**
- * The size of `path` when it names a regular file, which worker threads can read in chunks;
+ * The size of `path` when it names a regular file, which can be read in chunks by position;
  * -1 for `-`, pipes and unreadable paths, which are read in place (and so report their errors).
  */
 export async function regularFileSize(path: string): Promise<number> {
