@@ -34,7 +34,7 @@ export interface IngestStreamOptions {
   signal?: AbortSignal | undefined
   /** Transactions per response asked for (1..1000, the service's limit; default 1000). */
   batchSize?: number | undefined
-  /** Most blocks per commit (default 512). Each response's blocks commit before the next response is read. */
+  /** Most blocks per commit (default 512). Blocks of at most 4 responses are held uncommitted; they commit before more is read. */
   batchBlocks?: number | undefined
   /**
    * HTTP/2 flow-control window in bytes (default 8 MiB, HTTP/2's minimum 65535): how far the
@@ -120,9 +120,10 @@ interface Tip {
 /**
  * Appends the Transaction Stream's blocks (`aptos.indexer.v1.RawData/GetTransactions`) to a
  * ledger store: every transaction turned into the node's REST JSON, whole blocks assembled
- * across responses, each response's blocks committed (`appendBlocks`, all or nothing per block,
- * the store's continuity rules) before the next response is read, so a writer slower than the
- * stream holds the stream back through HTTP/2 flow control instead of filling memory.
+ * across responses and committed (`appendBlocks`, all or nothing per block, the store's
+ * continuity rules) once the stream has nothing more ready or 4 responses' blocks are held,
+ * before anything more is read, so a writer slower than the stream holds the stream back
+ * through HTTP/2 flow control instead of filling memory.
  *
  * Resumable: every call asks for the version after the ledger's newest block, so an ingest that
  * crashed or was stopped is finished by starting it again. A dropped call (UNAVAILABLE,
