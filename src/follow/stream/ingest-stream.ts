@@ -100,10 +100,16 @@ function settledLater<T>(p: Promise<T>): Promise<T> {
   return p
 }
 
-/** Whether `p` settles before the event loop's next check phase: a response already read (and decoded), not one still on the wire. */
+/**
+ * Whether `p` settles within one turn of the event loop: a response already buffered, or whose
+ * bytes are already in the socket (the turn's poll phase reads them), not one still on the wire.
+ * Two `setImmediate`s apart, so one poll phase runs between them, without waiting on a timer.
+ */
 function arrived(p: Promise<unknown>): Promise<boolean> {
   return new Promise((resolve) => {
-    const timer = setImmediate(() => resolve(false))
+    let timer = setImmediate(() => {
+      timer = setImmediate(() => resolve(false))
+    })
     const done = () => {
       clearImmediate(timer)
       resolve(true)
