@@ -13,7 +13,6 @@ import type {
   TransactionPayload,
   UserTransactionRequest,
   WriteSet,
-  WriteSetChange,
   WriteSetPayload,
 } from '../gen/aptos/transaction/v1/transaction_pb.js'
 import type { Timestamp } from '../gen/aptos/util/timestamp/timestamp_pb.js'
