@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ingestFromStream } from '../src/follow/stream/ingest-stream.js'
 import { SqliteStore } from '../src/ledger/sqlite/sqlite-store.js'
+import type { IngestBlock } from '../src/ledger/store/store.js'
 import type { BlockJson } from '../src/ledger/store/types.js'
 
 const [url, lastVersion, delayArg] = process.argv.slice(2) as [string, string, string]
@@ -16,7 +17,9 @@ const store = SqliteStore.open(join(dir, 'rss.db'), { chainId: 4 })
 const delay = Number(delayArg)
 const slow = new Proxy(store, {
   get: (target, key) => {
+    // Either commit method: the ingest hands a store with appendChecked its checked blocks.
     if (key === 'appendBlocks') return async (b: readonly BlockJson[]) => (await new Promise((r) => setTimeout(r, delay)), target.appendBlocks(b))
+    if (key === 'appendChecked') return async (b: readonly IngestBlock[]) => (await new Promise((r) => setTimeout(r, delay)), target.appendChecked(b))
     const v = Reflect.get(target, key, target) as unknown
     return typeof v === 'function' ? v.bind(target) : v
   },

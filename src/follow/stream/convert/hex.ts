@@ -1,6 +1,7 @@
 /** `0x` + lower-case hex of the bytes (the node's `HexEncodedBytes`; zeros kept). */
 export function hex(bytes: Uint8Array): string {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
+  // The decoder's bytes are views of the response Buffer: no second view is made for them.
+  return `0x${(bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex')}`
 }
 
 /**

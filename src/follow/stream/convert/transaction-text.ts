@@ -1,8 +1,7 @@
 import type { TransactionJson } from '../../../ledger/store/types.js'
 import type { Transaction } from '../gen/aptos/transaction/v1/transaction_pb.js'
 import { hex, micros, shortAddress } from './hex.js'
-import { changeJson, eventJson, payloadJson } from './payload.js'
-import { signatureJson } from './signature.js'
+import { changesText, eventsText, payloadText, signatureText } from './payload-text.js'
 import { transactionJson } from './transaction.js'
 
 /** One stream transaction as the writer takes it: its node JSON text and the fields `checkBlock` reads. */
@@ -51,7 +50,7 @@ export function transactionText(tx: Transaction): TransactionText {
     `{"version":"${version}","hash":"${hex(info.hash)}","state_change_hash":"${hex(info.stateChangeHash)}","event_root_hash":"${hex(info.eventRootHash)}"` +
     `,"state_checkpoint_hash":${info.stateCheckpointHash === undefined ? 'null' : `"${hex(info.stateCheckpointHash)}"`}` +
     `,"gas_used":"${gasUsed}","success":${info.success ? 'true' : 'false'}${member('vm_status', info.vmStatus)},"accumulator_root_hash":"${hex(info.accumulatorRootHash)}"` +
-    `,"changes":${info.changes.length === 0 ? '[]' : JSON.stringify(info.changes.map(changeJson))}`
+    `,"changes":${changesText(info.changes)}`
   const timestamp = micros(tx.timestamp)
   switch (d.case) {
     case 'user': {
@@ -62,19 +61,19 @@ export function transactionText(tx: Transaction): TransactionText {
       const sequence_number = r?.sequenceNumber ?? '0'
       const gas_unit_price = r?.gasUnitPrice ?? '0'
       const replay_protection_nonce = extra?.replayProtectionNonce === undefined ? null : String(extra.replayProtectionNonce)
-      const payloadObject = payloadJson(payload)
-      const signature = signatureJson(r?.signature)
+      const p = payloadText(payload)
+      const signature = signatureText(r?.signature)
       text +=
         `${member('sender', sender)},"sequence_number":"${sequence_number}","max_gas_amount":"${r?.maxGasAmount ?? '0'}","gas_unit_price":"${gas_unit_price}"` +
-        `,"expiration_timestamp_secs":"${String(r?.expirationTimestampSecs?.seconds ?? 0n)}"${member('payload', payloadObject)}${signature === null ? '' : member('signature', signature)}` +
-        `${member('replay_protection_nonce', replay_protection_nonce)}${member('events', d.value.events.map(eventJson))},"timestamp":"${timestamp}","type":"user_transaction"}`
-      const skeleton: Json = { version, gas_used: gasUsed, sender, sequence_number, gas_unit_price, payload: payloadObject, replay_protection_nonce, type: 'user_transaction' }
+        `,"expiration_timestamp_secs":"${String(r?.expirationTimestampSecs?.seconds ?? 0n)}","payload":${p.text}${signature === undefined ? '' : `,"signature":${signature}`}` +
+        `,"replay_protection_nonce":${replay_protection_nonce === null ? 'null' : `"${replay_protection_nonce}"`},"events":${eventsText(d.value.events)},"timestamp":"${timestamp}","type":"user_transaction"}`
+      const skeleton: Json = { version, gas_used: gasUsed, sender, sequence_number, gas_unit_price, payload: p.skeleton, replay_protection_nonce, type: 'user_transaction' }
       return { json: text, skeleton: skeleton as unknown as TransactionJson }
     }
     case 'blockMetadata': {
       const m = d.value
       text +=
-        `${member('id', m.id)},"epoch":"${tx.epoch}","round":"${m.round}"${member('events', m.events.map(eventJson))}` +
+        `${member('id', m.id)},"epoch":"${tx.epoch}","round":"${m.round}","events":${eventsText(m.events)}` +
         `,"previous_block_votes_bitvec":${JSON.stringify(Array.from(m.previousBlockVotesBitvec))}${member('proposer', shortAddress(m.proposer))}` +
         `,"failed_proposer_indices":${JSON.stringify(m.failedProposerIndices)},"timestamp":"${timestamp}","type":"block_metadata_transaction"}`
       return { json: text, skeleton: { version, epoch: tx.epoch, type: 'block_metadata_transaction' } as unknown as TransactionJson }
