@@ -9,7 +9,7 @@ describe('numeric flags: a negative value is named for what the flag accepts, ne
     [['ingest', '--db', 'x.db', '--input', '-', '--batch', '-3'], "--batch must be a positive integer, got '-3'"],
     [['ingest', '--db', 'x.db', '--input', '-', '--commit-interval', '-1000'], "--commit-interval must be a positive integer, got '-1000'"],
     [['serve', '--stale-after', '-30'], "--stale-after must be a positive integer, got '-30'"],
-    [['replay', '--input', 'x.jsonl', '--threads', '-1'], "--threads must be zero or a positive integer, got '-1'"],
+    [['ingest', '--db', 'x.db', '--input', '-', '--chain-id', '-1'], "--chain-id must be zero or a positive integer, got '-1'"],
     [['generate', '--blocks', '-1.5', '--seed', '1', '--output', '-'], "--blocks must be an integer, got '-1.5'"],
   ])('%j', async (args, message) => {
     const r = await runCli(args)
