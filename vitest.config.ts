@@ -40,7 +40,7 @@ export const INTEGRATION_TESTS = [
   // process and sent SIGTERM mid-request: whole processes as well, and with them `npm test` took
   // over 100 s on 2 cores.
   'test/api/gas-page.test.ts',
-  'test/replay/report.browser.test.ts',
+  'test/replay/report/report.browser.test.ts',
   'test/reliability/graceful-shutdown.test.ts',
 ]
 

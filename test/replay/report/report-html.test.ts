@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { Backtest } from '../../src/replay/backtest.js'
-import { parseStrategies } from '../../src/replay/parse-strategies.js'
-import { renderReport } from '../../src/replay/report-html.js'
-import { toBacktestJson } from '../../src/replay/result-json.js'
-import { SMALL, syntheticChain } from '../helpers/replay.js'
+import { Backtest } from '../../../src/replay/backtest.js'
+import { parseStrategies } from '../../../src/replay/strategies/parse-strategies.js'
+import { renderReport } from '../../../src/replay/report/report-html.js'
+import { toBacktestJson } from '../../../src/replay/result-json.js'
+import { SMALL, syntheticChain } from '../../helpers/replay.js'
 
 function run(strategies: string, blocks: number, buckets?: number) {
   const bt = new Backtest({ strategies: parseStrategies(strategies, SMALL), ks: [1, 3], config: SMALL, ...(buckets === undefined ? {} : { seriesBuckets: buckets }) })
