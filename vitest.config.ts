@@ -42,6 +42,9 @@ export const INTEGRATION_TESTS = [
   'test/api/gas-page.test.ts',
   'test/replay/report/report.browser.test.ts',
   'test/reliability/graceful-shutdown.test.ts',
+  // `ledger-gas follow` run under tsx as a process and sent SIGINT, the twin of the SIGTERM test
+  // above; the follow command itself is tested in-process in follow-command.test.ts.
+  'test/follow/follow-process.test.ts',
 ]
 
 export default defineConfig(({ mode }) => ({
