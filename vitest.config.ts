@@ -40,8 +40,11 @@ export const INTEGRATION_TESTS = [
   // process and sent SIGTERM mid-request: whole processes as well, and with them `npm test` took
   // over 100 s on 2 cores.
   'test/api/gas-page.test.ts',
-  'test/replay/report.browser.test.ts',
+  'test/replay/report/report.browser.test.ts',
   'test/reliability/graceful-shutdown.test.ts',
+  // `ledger-gas follow` run under tsx as a process and sent SIGINT, the twin of the SIGTERM test
+  // above; the follow command itself is tested in-process in follow-command.test.ts.
+  'test/follow/follow-process.test.ts',
 ]
 
 export default defineConfig(({ mode }) => ({

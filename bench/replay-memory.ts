@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream'
 import { resolveConfig } from '../src/core/config.js'
 import { runBacktest } from '../src/replay/backtest.js'
-import { DEFAULT_STRATEGIES, parseStrategies } from '../src/replay/parse-strategies.js'
+import { DEFAULT_STRATEGIES, parseStrategies } from '../src/replay/strategies/parse-strategies.js'
 import { openInput } from '../src/replay/read-input.js'
 
 const blocks = Number(process.argv[2] ?? 100_000)

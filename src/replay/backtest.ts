@@ -7,7 +7,7 @@ import { InvalidDataError } from '../ledger/store/errors.js'
 import { DEFAULT_SERIES_BUCKETS, DownsampledSeries } from './downsampled-series.js'
 import { blockRequirement, cutoffPrice } from '../core/requirement.js'
 import { Scorer, type TrackScore } from './scorer.js'
-import { TIERS, type Strategy, type Tier, type TierPromise } from './strategy.js'
+import { TIERS, type Strategy, type Tier, type TierPromise } from './strategies/strategy.js'
 
 /** What a backtest compares and how. */
 export interface BacktestOptions {

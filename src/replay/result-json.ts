@@ -1,7 +1,7 @@
 import type { BacktestResult, TierResult } from './backtest.js'
 import { EXACT_DISTINCT_LIMIT, RELATIVE_ACCURACY, type QuantileSketch } from './quantile-sketch.js'
 import type { TrackScore } from './scorer.js'
-import type { Tier, TierPromise } from './strategy.js'
+import type { Tier, TierPromise } from './strategies/strategy.js'
 
 /** Overpayment summary of one tier at one k. */
 export interface OverpaymentJson {

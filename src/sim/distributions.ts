@@ -40,27 +40,3 @@ export function pareto(rng: Rng, min: number, alpha: number): number {
 export function between(rng: Rng, lo: number, hi: number): number {
   return lo + rng.int(hi - lo + 1)
 }
-
-/**
- * Picks an index by weight. `cumulative` is the running sum of the weights (ascending, last
- * entry the total). O(log n) by binary search.
- */
-export function pickCumulative(rng: Rng, cumulative: readonly number[]): number {
-  const total = cumulative[cumulative.length - 1] ?? 0
-  const x = rng.float() * total
-  let lo = 0
-  let hi = cumulative.length - 1
-  // invariant: the answer is in [lo, hi]; cumulative[hi] > x
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((cumulative[mid] as number) > x) hi = mid
-    else lo = mid + 1
-  }
-  return lo
-}
-
-/** Running sums of `weights`, for `pickCumulative`. */
-export function cumulativeOf(weights: readonly number[]): number[] {
-  let sum = 0
-  return weights.map((w) => (sum += w))
-}

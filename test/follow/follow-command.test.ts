@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { run } from '../../src/cli/commands/follow.js'
 import type { CliIo } from '../../src/cli/io.js'
@@ -15,7 +13,6 @@ import { startServer } from '../helpers/follow-server.js'
 const INITIAL = sampleBlocks(750, 800)
 const GROWTH = sampleBlocks(801, 806)
 const REFERENCE = estimatesByHeight([...INITIAL, ...GROWTH])
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url))
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-follow-'))
 const servers: { close(): Promise<void> }[] = []
@@ -125,21 +122,5 @@ describe('ledger-gas follow', () => {
     const r = await runCli(['follow', '--help'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('usage: ledger-gas follow --node URL [--config FILE.json] [--interval MS]')
-  })
-  it('as a process: SIGINT stops it with exit 0 and nothing keeps it alive', async () => {
-    const s = await startServer(INITIAL)
-    servers.push(s)
-    // Caught up, it waits a day for the next poll: an exit at all means SIGINT cut that wait short
-    // and left no timer or socket holding the process (the test's own limit is far below a day).
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'follow', '--node', s.url, '--interval', '86400000'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
-    // The line is written as the follower goes into its wait, long before this process reads it.
-    await until(() => out.includes('\n'), 'the first line')
-    child.kill('SIGINT')
-    // Handled: exit 0, not death by the signal.
-    expect(await exited).toEqual({ code: 0, signal: null })
-    expect(lines(out)).toEqual([`{"block_height":"800","epoch":"2",${(REFERENCE.get('800') as string).slice(1)}`])
   })
 })

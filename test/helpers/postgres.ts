@@ -128,26 +128,19 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * The binaries PostgreSQL runs from. As root they run as the `postgres` user, which cannot enter
- * a clone in a 0700 directory (a root home, `mktemp -d`): exec of `initdb` there fails with
- * EACCES. So under root the `native` directory is copied once per version to
- * `<tmpdir>/ledger-gas-pg-<version>/`, which every user can traverse. The copy is made under a
- * lock (a directory that only one process can create, holding its pid so a dead holder's lock is
- * taken over) into a scratch directory renamed into place, so test files starting at once copy
- * it once and none ever sees half a copy. Symlinks (the libraries' sonames) are copied as they
- * are: they are relative, so they resolve inside the copy.
+ * Makes `cache` once, for every process that asks at the same time: under a lock (a directory
+ * that only one process can create, holding its pid so a dead holder's lock is taken over),
+ * `build` fills a scratch directory that is then renamed into place, so none ever sees half of
+ * it. Waits at most two minutes for another process's build.
  */
-async function reachableBinaries(runAs: RunAs): Promise<string> {
-  const native = nativeDirectory()
-  if (runAs.uid === undefined) return join(native.dir, 'bin')
-  const cache = join(tmpdir(), `ledger-gas-pg-${native.version}`)
+async function buildOnce(cache: string, build: (scratch: string) => Promise<void>): Promise<void> {
   const lock = `${cache}.lock`
   const deadline = Date.now() + 120_000
   while (!existsSync(cache)) {
     if (!takeLock(lock)) {
       const holder = lockHolder(lock)
       if (holder > 0 && !processAlive(holder)) rmSync(lock, { recursive: true, force: true })
-      else if (Date.now() > deadline) throw new Error(`the PostgreSQL binaries are still being copied to ${cache} by process ${holder} (lock ${lock}); remove the lock if that process is gone`)
+      else if (Date.now() > deadline) throw new Error(`${cache} is still being made by process ${holder} (lock ${lock}); remove the lock if that process is gone`)
       else await new Promise((r) => setTimeout(r, 100))
       continue
     }
@@ -156,13 +149,30 @@ async function reachableBinaries(runAs: RunAs): Promise<string> {
       if (existsSync(cache)) break
       const scratch = `${cache}.${process.pid}`
       rmSync(scratch, { recursive: true, force: true })
-      cpSync(native.dir, scratch, { recursive: true, verbatimSymlinks: true })
-      chmodSync(scratch, 0o755)
+      await build(scratch)
       renameSync(scratch, cache)
     } finally {
       rmSync(lock, { recursive: true, force: true })
     }
   }
+}
+
+/**
+ * The binaries PostgreSQL runs from. As root they run as the `postgres` user, which cannot enter
+ * a clone in a 0700 directory (a root home, `mktemp -d`): exec of `initdb` there fails with
+ * EACCES. So under root the `native` directory is copied once per version to
+ * `<tmpdir>/ledger-gas-pg-<version>/`, which every user can traverse (`buildOnce`, so test files
+ * starting at once copy it once). Symlinks (the libraries' sonames) are copied as they are: they
+ * are relative, so they resolve inside the copy.
+ */
+async function reachableBinaries(runAs: RunAs): Promise<string> {
+  const native = nativeDirectory()
+  if (runAs.uid === undefined) return join(native.dir, 'bin')
+  const cache = join(tmpdir(), `ledger-gas-pg-${native.version}`)
+  await buildOnce(cache, async (scratch) => {
+    cpSync(native.dir, scratch, { recursive: true, verbatimSymlinks: true })
+    chmodSync(scratch, 0o755)
+  })
   const bin = join(cache, 'bin')
   // Fail here, with the reason, rather than in a server that never comes up.
   const probe = spawnSync(join(bin, 'initdb'), ['--version'], { ...runAs, encoding: 'utf8' })
@@ -170,6 +180,28 @@ async function reachableBinaries(runAs: RunAs): Promise<string> {
     throw new Error(`the postgres user (uid ${runAs.uid}) cannot run ${join(bin, 'initdb')}: ${probe.error?.message ?? probe.stderr.trim()}; every directory above it must be world-traversable`)
   }
   return bin
+}
+
+/**
+ * A cluster fresh from `initdb`, made once per PostgreSQL version, server user and message
+ * locale under `<tmpdir>` (`buildOnce`), with its superuser's random password beside it; each
+ * server starts from a copy of its `data`. initdb costs seconds of CPU per server, a copy a
+ * fraction of one, and the copy is the same cluster initdb would make.
+ */
+async function templateCluster(bin: string, runAs: RunAs, locale: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const cache = join(tmpdir(), `ledger-gas-pg-${nativeDirectory().version}-cluster-${runAs.uid ?? userInfo().uid}-${locale.replace(/[^\w.-]/g, '_')}`)
+  await buildOnce(cache, async (scratch) => {
+    mkdirSync(scratch, { mode: 0o700 })
+    const passwordFile = join(scratch, 'password')
+    writeFileSync(passwordFile, `${randomBytes(8).toString('hex')}\n`, { mode: 0o600 })
+    if (runAs.uid !== undefined) {
+      chownSync(scratch, runAs.uid, runAs.gid ?? runAs.uid)
+      chownSync(passwordFile, runAs.uid, runAs.gid ?? runAs.uid)
+    }
+    const initdb = ['--pgdata=' + join(scratch, 'data'), '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, `--lc-messages=${locale}`, '--no-sync']
+    await run(join(bin, 'initdb'), initdb, runAs, env)
+  })
+  return cache
 }
 
 /**
@@ -279,11 +311,10 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
   const bin = await reachableBinaries(runAs)
   const locale = messageLocale()
   const env = { ...process.env, LC_MESSAGES: locale }
-  // <tmpdir>/ledger-gas-pg-XXXXXX/{data,password}, owned by the user the server runs as.
+  // <tmpdir>/ledger-gas-pg-XXXXXX/data, a copy of the template cluster, owned by the user the server runs as.
   const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-pg-'))
   const dataDir = join(dir, 'data')
   const port = await freePort()
-  const password = randomBytes(8).toString('hex')
   const log: string[] = []
   let child: ChildProcess | undefined
 
@@ -317,15 +348,13 @@ export async function startTestPostgres(options: { own?: boolean } = {}): Promis
     await exited
   }
   const remove = () => rmSync(dir, { recursive: true, force: true })
+  let password: string
   try {
-    const passwordFile = join(dir, 'password')
-    writeFileSync(passwordFile, `${password}\n`)
-    if (runAs.uid !== undefined) {
-      chownSync(dir, runAs.uid, runAs.gid ?? runAs.uid)
-      chownSync(passwordFile, runAs.uid, runAs.gid ?? runAs.uid)
-    }
-    const initdb = ['--pgdata=' + dataDir, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, `--lc-messages=${locale}`, '--no-sync']
-    await run(join(bin, 'initdb'), initdb, runAs, env)
+    if (runAs.uid !== undefined) chownSync(dir, runAs.uid, runAs.gid ?? runAs.uid)
+    const cluster = await templateCluster(bin, runAs, locale, env)
+    password = readFileSync(join(cluster, 'password'), 'utf8').trim()
+    // A copy made as the server's user, keeping the 0700 modes PostgreSQL insists on.
+    await run('cp', ['-R', '-p', join(cluster, 'data'), dataDir], runAs, env)
     await start()
   } catch (error) {
     await stop().catch(() => {})

@@ -3,7 +3,7 @@ import type { BlockInput } from '../../src/core/block.js'
 import { resolveConfig, type EstimatorConfig } from '../../src/core/config.js'
 import type { U64 } from '../../src/core/u64.js'
 import type { GasEstimate } from '../../src/core/wire.js'
-import type { Strategy, TierPromise } from '../../src/replay/strategy.js'
+import type { Strategy, TierPromise } from '../../src/replay/strategies/strategy.js'
 
 /** Runs of a typical property (see test/budget.ts). */
 export const NUM_RUNS = fcRuns()

@@ -393,17 +393,21 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
         const a = await fresh()
         const b = await fresh()
         const chain = new ChainBuilder({ height: 3, version: 17 })
-        // Two senders, so each account's list grows past the compaction threshold before pruning.
-        const blocks = chain.blocks(3000, (i) => [{ sender: 1 + (i % 2) }, { sender: 100 + (i % 3), nonce: i }])
+        // Block i holds versions 17 + 5i … 21 + 5i: its metadata, senders 1 and 2 (sequence number
+        // i each) and an orderless transaction. Both senders in every block, so the block list and
+        // each account's list pass the memory store's compaction threshold (1,024 dead entries) at
+        // the step cut of 6082, and the last cut (6520, inside block 1300) prunes past a compaction.
+        const blocks = chain.blocks(1600, (i) => [{ sender: 1 }, { sender: 2 }, { sender: 100 + (i % 3), nonce: i }])
         await appendInBulk(a, blocks)
         await appendInBulk(b, blocks)
-        for (let v = 100; v < 9000; v += 997) await a.pruneBelow(v)
-        await a.pruneBelow(9000)
-        await b.pruneBelow(9000)
+        for (let v = 100; v < 6520; v += 997) await a.pruneBelow(v)
+        await a.pruneBelow(6520)
+        await b.pruneBelow(6520)
         const accounts = [1, 2, 100].map(addr)
-        const versions = range(8990, 20)
-        expect(await snapshot(a, accounts, versions, range(2240, 10))).toEqual(await snapshot(b, accounts, versions, range(2240, 10)))
-        expect((await a.accountTransactions(addr(1), 1120, 6)).map(seqOf)).toEqual(['1123', '1124', '1125'])
+        const versions = range(6510, 20)
+        expect(await snapshot(a, accounts, versions, range(1298, 10))).toEqual(await snapshot(b, accounts, versions, range(1298, 10)))
+        expect((await a.ledgerInfo())?.oldest_block_height).toBe(1303)
+        expect((await a.accountTransactions(addr(1), 1297, 6)).map(seqOf)).toEqual(['1300', '1301', '1302'])
         expect(await a.accountTransactions(addr(1), 0, 3)).toEqual([])
       })
     })

@@ -1,4 +1,4 @@
-import type { BacktestJson } from './result-json.js'
+import type { BacktestJson } from '../result-json.js'
 
 /**
  * The summary table printed by `ledger-gas backtest`: one row per strategy and tier with the

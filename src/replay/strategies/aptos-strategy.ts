@@ -1,7 +1,7 @@
-import type { BlockInput } from '../core/block.js'
-import type { EstimatorConfig } from '../core/config.js'
-import { APTOS_PERCENTILES, Estimator, type WindowPercentiles } from '../core/estimator.js'
-import type { GasEstimate } from '../core/wire.js'
+import type { BlockInput } from '../../core/block.js'
+import type { EstimatorConfig } from '../../core/config.js'
+import { APTOS_PERCENTILES, Estimator, type WindowPercentiles } from '../../core/estimator.js'
+import type { GasEstimate } from '../../core/wire.js'
 import type { Strategy } from './strategy.js'
 
 const NO_PROMISES = Object.freeze([null, null, null] as const)

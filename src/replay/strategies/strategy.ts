@@ -1,14 +1,14 @@
-import type { BlockInput, PricedBlock } from '../core/block.js'
-import type { U64 } from '../core/u64.js'
-import type { GasEstimate } from '../core/wire.js'
-import type { TierPromise } from '../core/calibrated/calibrated-config.js'
+import type { BlockInput, PricedBlock } from '../../core/block.js'
+import type { U64 } from '../../core/u64.js'
+import type { GasEstimate } from '../../core/wire.js'
+import type { TierPromise } from '../../core/calibrated/calibrated-config.js'
 
 /** The three tiers, in the order of the API's fields. */
 export type Tier = 'deprioritized' | 'regular' | 'prioritized'
 
 export const TIERS: readonly Tier[] = Object.freeze(['deprioritized', 'regular', 'prioritized'])
 
-export type { TierPromise } from '../core/calibrated/calibrated-config.js'
+export type { TierPromise } from '../../core/calibrated/calibrated-config.js'
 
 /**
  * A gas-price strategy under test. It sees each block once, in order, and gives its three tier

@@ -1,10 +1,10 @@
-import type { BlockInput, PricedBlock } from '../core/block.js'
-import { DEFAULT_CALIBRATED_CONFIG, type CalibratedConfigInput, type TierPromise } from '../core/calibrated/calibrated-config.js'
-import { CalibratedEstimator, learnerOptions } from '../core/calibrated/calibrated-estimator.js'
-import type { EstimatorConfig } from '../core/config.js'
-import { PromiseLearner } from '../core/calibrated/promise-learner.js'
-import { blockRequirement } from '../core/requirement.js'
-import type { U64 } from '../core/u64.js'
+import type { BlockInput, PricedBlock } from '../../core/block.js'
+import { DEFAULT_CALIBRATED_CONFIG, type CalibratedConfigInput, type TierPromise } from '../../core/calibrated/calibrated-config.js'
+import { CalibratedEstimator, learnerOptions } from '../../core/calibrated/calibrated-estimator.js'
+import type { EstimatorConfig } from '../../core/config.js'
+import { PromiseLearner } from '../../core/calibrated/promise-learner.js'
+import { blockRequirement } from '../../core/requirement.js'
+import type { U64 } from '../../core/u64.js'
 import type { Strategy } from './strategy.js'
 
 /** Parameters of the `target` strategy. */

@@ -1,8 +1,8 @@
-import type { BacktestResult } from './backtest.js'
-import type { QuantileSketch } from './quantile-sketch.js'
-import type { BacktestJson, TierJson } from './result-json.js'
+import type { BacktestResult } from '../backtest.js'
+import type { QuantileSketch } from '../quantile-sketch.js'
+import type { BacktestJson, TierJson } from '../result-json.js'
 import { FRAME, chart, colorAt, dashAt, escapeXml, fitScale, linearScale, pathData, percent, plotRange, readableNumber, type LegendItem, type Tick } from './svg.js'
-import { TIERS, type Tier } from './strategy.js'
+import { TIERS, type Tier } from '../strategies/strategy.js'
 
 /**
  * How each tier is drawn over the realised cutoff: its own colour and dash, and a 2px vertical

@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { Backtest } from '../../src/replay/backtest.js'
-import { frontierChart, frontierKs, frontierPoints, paretoFrontier } from '../../src/replay/frontier-chart.js'
-import { parseStrategies } from '../../src/replay/parse-strategies.js'
-import { toBacktestJson } from '../../src/replay/result-json.js'
-import { NUM_RUNS, SMALL, syntheticChain } from '../helpers/replay.js'
-import { refFrontier } from './reference.js'
+import { Backtest } from '../../../src/replay/backtest.js'
+import { frontierChart, frontierKs, frontierPoints, paretoFrontier } from '../../../src/replay/report/frontier-chart.js'
+import { parseStrategies } from '../../../src/replay/strategies/parse-strategies.js'
+import { toBacktestJson } from '../../../src/replay/result-json.js'
+import { NUM_RUNS, SMALL, syntheticChain } from '../../helpers/replay.js'
+import { refFrontier } from '../reference.js'
 
 type P = { coverage: number; overpayment: number }
 

@@ -1,9 +1,9 @@
-import type { BlockInput, PricedBlock } from '../core/block.js'
-import type { TierPromise } from '../core/calibrated/calibrated-config.js'
-import { ConformalQuotes } from '../core/calibrated/conformal-quotes.js'
-import { blockRequirement } from '../core/requirement.js'
-import type { U64 } from '../core/u64.js'
-import type { GasEstimate } from '../core/wire.js'
+import type { BlockInput, PricedBlock } from '../../core/block.js'
+import type { TierPromise } from '../../core/calibrated/calibrated-config.js'
+import { ConformalQuotes } from '../../core/calibrated/conformal-quotes.js'
+import { blockRequirement } from '../../core/requirement.js'
+import type { U64 } from '../../core/u64.js'
+import type { GasEstimate } from '../../core/wire.js'
 import type { Strategy } from './strategy.js'
 
 /** Parameters of the `aci` strategy. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_BUCKETS } from '../../src/core/next-bucket.js'
-import { fitScale, percent, readableNumber, wrap } from '../../src/replay/svg.js'
+import { DEFAULT_BUCKETS } from '../../../src/core/next-bucket.js'
+import { fitScale, percent, readableNumber, wrap } from '../../../src/replay/report/svg.js'
 
 const BUCKETS = DEFAULT_BUCKETS.map(Number)
 const labels = (lo: number, hi: number) => fitScale(lo, hi, [300, 30], { axis: 'y', marks: BUCKETS }).ticks.map((t) => t.label)

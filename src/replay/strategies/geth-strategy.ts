@@ -1,7 +1,7 @@
-import type { BlockInput, PricedBlock } from '../core/block.js'
-import { SlidingWindow } from '../core/window.js'
-import { addU64, type U64 } from '../core/u64.js'
-import type { GasEstimate } from '../core/wire.js'
+import type { BlockInput, PricedBlock } from '../../core/block.js'
+import { SlidingWindow } from '../../core/window.js'
+import { addU64, type U64 } from '../../core/u64.js'
+import type { GasEstimate } from '../../core/wire.js'
 import type { Strategy } from './strategy.js'
 
 /** Parameters of the go-ethereum-style oracle. */

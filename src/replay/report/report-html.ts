@@ -1,9 +1,9 @@
-import type { BacktestResult } from './backtest.js'
+import type { BacktestResult } from '../backtest.js'
 import { frontierChart } from './frontier-chart.js'
 import { FLOOR_BOUND_NOTE, calibrationChart, inclusionChart, isFloorBound, overpaymentChart, timeSeriesChart } from './report-charts.js'
-import type { BacktestJson } from './result-json.js'
+import type { BacktestJson } from '../result-json.js'
 import { escapeXml, readableNumber } from './svg.js'
-import { TIERS } from './strategy.js'
+import { TIERS } from '../strategies/strategy.js'
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:960px;color:#222;padding:0 12px}

@@ -1,6 +1,6 @@
-import type { BacktestJson } from './result-json.js'
+import type { BacktestJson } from '../result-json.js'
 import { axes, colorAt, escapeXml, fitScale, layoutLegend, percent, plotRange, readableNumber, type Frame, type LegendItem } from './svg.js'
-import { TIERS, type Tier } from './strategy.js'
+import { TIERS, type Tier } from '../strategies/strategy.js'
 
 /** One panel per k, side by side, three to a row: wide enough for its ticks at 1920 px. */
 const PANEL: Frame = { width: 470, height: 380, left: 78, right: 18, top: 46, bottom: 52 }

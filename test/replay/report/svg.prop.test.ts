@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_BUCKETS } from '../../src/core/next-bucket.js'
-import { fitScale } from '../../src/replay/svg.js'
-import { NUM_RUNS } from '../helpers/replay.js'
+import { DEFAULT_BUCKETS } from '../../../src/core/next-bucket.js'
+import { fitScale } from '../../../src/replay/report/svg.js'
+import { NUM_RUNS } from '../../helpers/replay.js'
 
 const BUCKETS = DEFAULT_BUCKETS.map(Number)
 // prices are u64: small ones near the floor, and any up to 2^64 − 1 (as the report's doubles)
