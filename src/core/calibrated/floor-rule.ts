@@ -14,11 +14,12 @@ export const FLOOR_TEST_Z = 3
  * The floor rule runs while the outer offset is at most this many outcomes above its start
  * (offset ≤ FLOOR_GATE·γ_o): the misses it causes beyond 1 − q raise the offset and switch it
  * off, so it can overdraw the promise by at most this many misses (plus those in flight) before
- * the ensemble prices the promise and pays them back. Sixty rather than a handful: a promise
+ * the ensemble prices the promise and pays them back. Thirty rather than a handful: a promise
  * the floor barely keeps (floor share a point above q) otherwise leaves the floor after every
- * short run of misses and pays above-floor prices for coverage it did not need.
+ * short run of misses and pays above-floor prices for coverage it did not need; and no more,
+ * since each outcome of gate is an outcome a tier may fall short of q by before it pays back.
  */
-export const FLOOR_GATE = 60
+export const FLOOR_GATE = 30
 
 /**
  * The floor is also quoted while the outer offset is at least this many outcomes below its
