@@ -3,6 +3,7 @@ import { LedgerGasError } from '../core/errors.js'
 import { isPostgresUrl, redactUrl } from '../ledger/postgres/pg-connection.js'
 import { PgStore } from '../ledger/postgres/pg-store.js'
 import { SqliteStore } from '../ledger/sqlite/sqlite-store.js'
+import type { MemoryStore } from '../ledger/memory-store.js'
 import type { BatchAppendStore, LedgerStore } from '../ledger/store/store.js'
 import { UsageError } from './errors.js'
 import { checkInput } from './paths.js'
@@ -89,4 +90,17 @@ export function coalesced(run: () => Promise<void>, onError: (error: unknown) =>
       })
   }
   return trigger
+}
+
+/**
+ * The ledger a follower (`serve --follow`, `--follow-stream`) writes: the database at `db` when
+ * given, else the memory store that `memory` makes (empty, or loaded from `--data`).
+ */
+export async function openFollowerStore(db: string | undefined, memory: () => Promise<MemoryStore>): Promise<{ store: BatchAppendStore; source: string }> {
+  if (db !== undefined) {
+    const { store, source } = await openLedger(db, { readonly: false })
+    return { store, source }
+  }
+  const store = await memory()
+  return { store, source: store.path }
 }

@@ -5,9 +5,8 @@ import { ingestFromNode } from '../follow/ingest-node.js'
 import { sleep } from '../follow/sleep.js'
 import { LedgerUnavailableError } from '../ledger/store/database-error.js'
 import { MemoryStore, type MemoryStoreOptions } from '../ledger/memory-store.js'
-import type { BatchAppendStore } from '../ledger/store/store.js'
 import { UsageError } from './errors.js'
-import { openLedger, type OpenedLedger } from './open-store.js'
+import { openFollowerStore, type OpenedLedger } from './open-store.js'
 
 /** How long `serve --follow` waits before following again after the node or the database was unreachable. */
 const REFOLLOW_MS = 5000
@@ -31,16 +30,7 @@ export async function openFollowing(node: string, db: string | undefined, data: 
     protocol = undefined
   }
   if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`--follow must be an http(s) URL of the node's API, /v1 included, got '${node}'`)
-  let store: BatchAppendStore
-  let source: string
-  if (db !== undefined) {
-    const opened = await openLedger(db, { readonly: false })
-    store = opened.store
-    source = opened.source
-  } else {
-    store = data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data, load)
-    source = store.path
-  }
+  const { store, source } = await openFollowerStore(db, async () => (data === undefined ? new MemoryStore() : await MemoryStore.fromJsonLines(data, load)))
   if (readiness !== undefined && (await store.ledgerInfo()) === null) readiness.waiting(`following ${node}: no block from the node yet`)
   return {
     store,

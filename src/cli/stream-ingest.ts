@@ -4,12 +4,11 @@ import { probeChainId } from '../follow/stream/probe-chain-id.js'
 import { sleep } from '../follow/sleep.js'
 import { LedgerUnavailableError } from '../ledger/store/database-error.js'
 import { MemoryStore, type MemoryStoreOptions } from '../ledger/memory-store.js'
-import type { BatchAppendStore } from '../ledger/store/store.js'
 import { intFlag } from './args.js'
 import { UsageError } from './errors.js'
 import { EXIT } from './exit-codes.js'
 import type { CliIo } from './io.js'
-import { openLedger, type OpenedLedger } from './open-store.js'
+import { openFollowerStore, openLedger, type OpenedLedger } from './open-store.js'
 import type { OutageOptions } from '../ledger/ingest/outage.js'
 
 /** The environment variable that holds the stream's API key when `--stream-api-key` is not given. */
@@ -125,18 +124,11 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
  * @throws StreamUnavailableError, StreamResponseError when the stream cannot name its chain id (memory only).
  */
 export async function openStreamFollowing(url: string, db: string | undefined, apiKey: string | undefined, log: (line: string) => void, data?: string | undefined, load: MemoryStoreOptions = {}): Promise<OpenedLedger> {
-  let store: BatchAppendStore
-  let source: string
-  if (db !== undefined) {
-    const opened = await openLedger(db, { readonly: false })
-    store = opened.store
-    source = opened.source
-  } else {
+  const { store, source } = await openFollowerStore(db, async () => {
     const chainId = await probeChainId(url, apiKey)
     const options = chainId === null ? {} : { chainId }
-    store = data === undefined ? new MemoryStore(options) : await MemoryStore.fromJsonLines(data, { ...load, ...options })
-    source = store.path
-  }
+    return data === undefined ? new MemoryStore(options) : await MemoryStore.fromJsonLines(data, { ...load, ...options })
+  })
   return {
     store,
     source: `${source}, following the stream ${url}`,
