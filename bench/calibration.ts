@@ -9,6 +9,12 @@
  * - `best`: the best fixed (window, γ) in hindsight over `GRID_WINDOWS` × `GRID_LR`: the least
  *   mean overpayment among the grid points whose coverage is at least q − 1 point (the bar to
  *   reach; it sees the whole run, no online method can);
+ * - `fixed`: the bar of fixed prices in hindsight (`fixedPriceBar`): the least mean overpayment of
+ *   any mix of fixed prices covering at least q − 1 point. On a chain whose blocks are drawn
+ *   independently, a price quoted before the blocks it is scored on is independent of them, so its
+ *   expected coverage and overpayment are those of a mix of fixed prices: no online quote pays less
+ *   on average, up to what the chain remembers (a mempool carries a backlog into the next blocks)
+ *   and sampling noise. On a chain that changes it is a poor quote;
  *
  * and, per chain and k, the three tiers of `target` (the calibrated estimator as served: tiers
  * ordered), `aci`, `aptos` and `geth`. On chains with bursts it also reports, per burst, the
@@ -42,7 +48,7 @@ import { parseStrategies } from '../src/replay/strategies/parse-strategies.js'
 import { Scorer } from '../src/replay/scorer.js'
 import { TIERS } from '../src/replay/strategies/strategy.js'
 import { generateChain } from '../src/sim/index.js'
-import { CALIBRATION_JSON, renderCalibrationTables, type CalibrationResult, type ChainRow, type PromiseRow, type RecoveryRow, type TierRow } from './render-calibration.js'
+import { CALIBRATION_JSON, renderCalibrationTables, type CalibrationResult, type ChainRow, type FixedBar, type PromiseRow, type RecoveryRow, type TierRow } from './render-calibration.js'
 import { commitId } from './results.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -92,9 +98,11 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
   const aboveFloor = new Array<number>(P).fill(0)
   const regular = { target: [] as number[], aci: [] as number[], aptos: [] as number[] }
   const full: boolean[] = []
+  const reqs: Requirement[] = []
   for (const b of blocks) {
     const priced = priceBlock(b, config)
     const req = blockRequirement(priced)
+    reqs.push(req)
     full.push(priced.full)
     let o = 0
     for (const s of strategies) {
@@ -122,9 +130,9 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
   scorer.close()
   const at = (track: number, k: number) => {
     const x = scorer.ks.indexOf(k)
-    const s = scorer.score(track)
-    const ev = s.evaluated[x] as number
-    return { coverage: ev === 0 ? null : (s.included[x] as number) / ev, overpayment: s.overpayment[x]?.mean ?? null }
+    const t = scorer.score(track)
+    const ev = t.evaluated[x] as number
+    return { coverage: ev === 0 ? null : (t.included[x] as number) / ev, overpayment: t.overpayment[x]?.mean ?? null }
   }
   const tiers: TierRow[] = []
   strategies.forEach((s, si) => {
@@ -150,11 +158,70 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
       learner: { ...l, above_floor_share: blocks.length === 0 ? 0 : (aboveFloor[i] as number) / blocks.length },
       aci: { coverage: aci.coverage, overpayment: aci.overpayment },
       best,
+      fixed: fixedPriceBar(reqs, floor, pr),
       ratio_to_aci: ratio(l.overpayment, aci.overpayment),
       ratio_to_best: ratio(l.overpayment, best.overpayment),
     }
   })
   return { promises, tiers, recovery: recovery(chain, full, regular), blocks: blocks.length, full_share: full.filter(Boolean).length / Math.max(1, full.length) }
+}
+
+/**
+ * The bar of fixed prices in hindsight for one promise, by the Scorer's rules: a price c is
+ * included at block t when c ≥ m_k(t) = min(req_{t+1..t+k}) and then overpays c − max(floor, m_k(t)).
+ * Each candidate price (the floor and every m_k(t) above it) gives a point (N(c) included, S(c)
+ * summed overpayment); a mix of prices gives any point of their lower convex hull. The bar is the
+ * least S/N on that hull with N ≥ (q − 0.01)·n, and the two prices that make it (`low` on the share
+ * `low_share` of blocks, `high` on the rest; equal when one price is best).
+ */
+export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }: TierPromise): FixedBar {
+  const f = Number(floor)
+  const mins: number[] = []
+  for (let t = 0; t + k < reqs.length; t++) {
+    let m = Number(reqs[t + 1])
+    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
+    mins.push(m)
+  }
+  const n = mins.length
+  if (n === 0) return { low: f, high: f, low_share: 0, coverage: null, overpayment: null }
+  mins.sort((a, b) => a - b)
+  // points by ascending price: N(c) = #{m ≤ c}, S(c) = Σ_{m ≤ c} (c − max(f, m))
+  const points: { c: number; N: number; S: number }[] = []
+  let i = 0
+  let sumStar = 0
+  for (const c of [f, ...new Set(mins.filter((m) => m > f))]) {
+    while (i < n && (mins[i] as number) <= c) sumStar += Math.max(f, mins[i++] as number)
+    points.push({ c, N: i, S: i * c - sumStar })
+  }
+  const hull: typeof points = []
+  for (const p of points) {
+    while (hull.length >= 2) {
+      const a = hull[hull.length - 2] as (typeof points)[number]
+      const b = hull[hull.length - 1] as (typeof points)[number]
+      if ((b.S - a.S) * (p.N - a.N) >= (p.S - a.S) * (b.N - a.N)) hull.pop()
+      else break
+    }
+    hull.push(p)
+  }
+  const need = (q - 0.01) * n
+  let best: FixedBar = { low: f, high: f, low_share: 0, coverage: null, overpayment: null }
+  const consider = (low: (typeof points)[number], high: (typeof points)[number], w: number) => {
+    const N = w * low.N + (1 - w) * high.N
+    const over = N === 0 ? 0 : (w * low.S + (1 - w) * high.S) / N
+    if (best.overpayment === null || over < best.overpayment) best = { low: low.c, high: high.c, low_share: w, coverage: N / n, overpayment: over }
+  }
+  for (let h = 0; h < hull.length; h++) {
+    const b = hull[h] as (typeof points)[number]
+    if (b.N < need) continue
+    consider(b, b, 0)
+    const a = hull[h - 1]
+    if (a !== undefined && a.N < need) consider(a, b, (b.N - need) / (b.N - a.N))
+  }
+  if (best.coverage === null) {
+    const top = hull[hull.length - 1] as (typeof points)[number]
+    consider(top, top, 0)
+  }
+  return best
 }
 
 /**

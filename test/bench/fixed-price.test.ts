@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { fixedPriceBar } from '../../bench/calibration.js'
+
+describe('the bar of fixed prices in hindsight (bench/calibration.ts)', () => {
+  // k = 1: the minimum over the next block is that block's requirement (blocks 1..10):
+  // eight 0s, 301 and 501. Floor 100: price 100 includes 8 overpaying 0; 301 includes 9
+  // overpaying 8·201 = 1608; 501 includes all 10 overpaying 8·401 + 200 = 3408.
+  const reqs = [0, 0, 0, 0, 0, 0, 0, 0, 501, 301, 0]
+
+  it('mixes two fixed prices when the mix is cheaper than either alone', () => {
+    // q 0.9 needs 8.9 inclusions: 10% at 100 and 90% at 301 overpay 0.9·1608 over 8.9 included
+    const bar = fixedPriceBar(reqs, 100, { k: 1, q: 0.9 })
+    expect(bar).toMatchObject({ low: 100, high: 301 })
+    expect(bar.low_share).toBeCloseTo(0.1, 12)
+    expect(bar.coverage).toBeCloseTo(0.89, 12)
+    expect(bar.overpayment).toBeCloseTo((0.9 * 1608) / 8.9, 9)
+    expect(bar.overpayment as number).toBeLessThan(1608 / 9)
+  })
+
+  it('is the floor alone, paying nothing, when the floor covers q − 1 point', () => {
+    expect(fixedPriceBar(reqs, 100, { k: 1, q: 0.8 })).toEqual({ low: 100, high: 100, low_share: 0, coverage: 0.8, overpayment: 0 })
+  })
+
+  it('takes the minimum over the k blocks after each block', () => {
+    // k = 2: min(req[t+1], req[t+2]) for t = 0..8 is 301 at t = 7 only; q 0.95 needs 8.46 of 9
+    const bar = fixedPriceBar(reqs, 100, { k: 2, q: 0.95 })
+    expect(bar).toMatchObject({ low: 100, high: 301 })
+    expect(bar.coverage).toBeCloseTo(0.94, 12)
+    expect(fixedPriceBar([5, 7], 1, { k: 3, q: 0.9 }).overpayment).toBeNull()
+  })
+})
