@@ -216,7 +216,7 @@ async function main(): Promise<void> {
   const group = startGroup(
     'load',
     'load: the three endpoints at once, and memory after',
-    `Each store's server in a child process (bench/load-server.ts, --expose-gc); after a ${WARMUP} s warm-up, ${CONNECTIONS} connections load the three spec endpoints at once for ${DURATION} s (one autocannon instance each) over seeded valid paths; memory after full GCs before and after the load. Passes with no error, timeout or non-2xx, RSS back within max(${MARGIN_MB} MiB, ${MARGIN_PCT}%) and the live heap within ${HEAP_MARGIN_MB} MiB.`,
+    `Each store's server in a child process (bench/load-server.ts, --expose-gc); after a ${WARMUP} s warm-up, ${CONNECTIONS} connections load the three spec endpoints at once for ${DURATION} s (one autocannon instance each) over seeded valid paths; memory after full GCs before and after the load. Passes with no error, timeout or non-2xx, RSS back within max(${MARGIN_MB} MiB, ${MARGIN_PCT}%) and the live heap within ${HEAP_MARGIN_MB} MiB. A soak and leak check, not a comparison of the stores: one run each, with the load generators sharing the cores with the server, so their requests/s move with the machine (the stores are compared by server CPU per request in reads-cold).`,
     'warm',
     1,
   )
