@@ -8,7 +8,7 @@
  * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts), and the peak
  * RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
  *
- *   npx tsx bench/stream.ts [--rounds 3] [--data data/chain.jsonl]
+ *   npx tsx bench/stream.ts [--rounds 7] [--data data/chain.jsonl]
  *
  * Writes bench/results/stream.json in the shape of bench/results.ts.
  */
@@ -26,7 +26,7 @@ import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.j
 import { SAMPLE } from './processes.js'
 import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, data: { type: 'string', default: SAMPLE } } })
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, data: { type: 'string', default: SAMPLE } } })
 const ROUNDS = Number(values.rounds)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: expected a positive integer, got ${values.rounds}`)
 const DATA = values.data as string

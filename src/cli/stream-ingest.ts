@@ -79,7 +79,7 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
   const startingVersion = u64Flag(flags['starting-version'], 'starting-version')
   const toVersion = u64Flag(flags['to-version'], 'to-version')
   const chainIdFlag = flags['chain-id']
-  const batchBlocks = intFlag(flags.batch, 'batch', 512, 1, 1_000_000)
+  const batchBlocks = intFlag(flags.batch, 'batch', 4096, 1, 1_000_000)
   const maxBlockTransactions = flags['max-block-txns'] === undefined ? undefined : intFlag(flags['max-block-txns'], 'max-block-txns', 1, 1)
   const apiKey = streamApiKey(flags['stream-api-key'])
   const chainId = chainIdFlag !== undefined ? intFlag(chainIdFlag, 'chain-id', 0, 0, 255) : ((await probeChainId(url, apiKey, startingVersion)) ?? undefined)

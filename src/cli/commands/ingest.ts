@@ -68,7 +68,7 @@ aptos.indexer.v1.RawData/GetTransactions, as Aptos Labs and node providers serve
   --to-version N         stop once the block holding version N is appended (default: keep
                          following until SIGINT/SIGTERM)
   --stream-api-key KEY   sent as 'authorization: Bearer KEY' (default from LEDGER_GAS_STREAM_API_KEY)
-  --batch N              most blocks per database transaction (default 512)
+  --batch N              most blocks per database transaction (default 4096)
 `
 
 /** `ledger-gas ingest`: append a chain file to a SQLite ledger and print a one-line summary. */

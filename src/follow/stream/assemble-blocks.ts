@@ -12,6 +12,28 @@ interface OpenBlock<T> {
   transactions: T[]
 }
 
+/** What `BlockAssembler` reads of a transaction. */
+export interface TransactionHead {
+  version: string
+  blockHeight: string
+  kind: Transaction['txnData']['case']
+  /** A block start's (block metadata, genesis) block hash and timestamp; '' otherwise. */
+  blockHash: string
+  blockTimestamp: string
+}
+
+/** The head of a decoded stream transaction. */
+export function transactionHead(tx: Transaction): TransactionHead {
+  const d = tx.txnData
+  return {
+    version: tx.version,
+    blockHeight: tx.blockHeight,
+    kind: d.case,
+    blockHash: d.case === 'blockMetadata' ? d.value.id : d.case === 'genesis' ? hex(tx.info?.hash ?? new Uint8Array()) : '',
+    blockTimestamp: d.case === 'blockMetadata' ? micros(tx.timestamp) : d.case === 'genesis' ? '0' : '',
+  }
+}
+
 /** A block as `BlockAssembler` hands it over: the block JSON's fields with the transactions as its converter made them. */
 export interface AssembledBlock<T> extends Omit<BlockJson, 'transactions'> {
   transactions: T[]
@@ -27,33 +49,37 @@ export interface AssembledBlock<T> extends Omit<BlockJson, 'transactions'> {
  * that starts mid-block) are passed over and counted in `skipped`.
  *
  * The caller feeds transactions in version order without gaps (the ingest checks that). Each
- * transaction is turned into what the blocks carry by `convert`: the node's JSON
- * (`transactionJson`, the default), or its text beside what the writer checks
- * (`transactionText`, the ingest's form when the store takes checked blocks).
+ * transaction (`S`: the decoder's message by default, whose `TransactionHead` is `head`) is
+ * turned into what the blocks carry by `convert`: the node's JSON (`transactionJson`, the
+ * default), or its text beside what the writer checks (the ingest's form when the store takes
+ * checked blocks).
  */
-export class BlockAssembler<T = TransactionJson> {
+export class BlockAssembler<T = TransactionJson, S = Transaction> {
   #open: OpenBlock<T> | null = null
-  readonly #convert: (tx: Transaction) => T
+  readonly #convert: (tx: S) => T
+  readonly #head: (tx: S) => TransactionHead
   /** Transactions passed over before the first block start. */
   skipped = 0
 
-  constructor(convert: (tx: Transaction) => T = transactionJson as unknown as (tx: Transaction) => T) {
+  constructor(convert: (tx: S) => T = transactionJson as unknown as (tx: S) => T, head: (tx: S) => TransactionHead = transactionHead as unknown as (tx: S) => TransactionHead) {
     this.#convert = convert
+    this.#head = head
   }
 
   /** Adds the next transaction; returns the blocks it completed (zero, one, or two when it both closes one and is a whole block). */
-  push(tx: Transaction): (T extends TransactionJson ? BlockJson : AssembledBlock<T>)[] {
+  push(tx: S): (T extends TransactionJson ? BlockJson : AssembledBlock<T>)[] {
     const done: AssembledBlock<T>[] = []
-    const kind = tx.txnData.case
-    if (this.#open !== null && this.#open.height !== tx.blockHeight) done.push(this.#close())
+    const h = this.#head(tx)
+    const kind = h.kind
+    if (this.#open !== null && this.#open.height !== h.blockHeight) done.push(this.#close())
     if (kind === 'blockMetadata' || kind === 'genesis') {
-      if (this.#open !== null) throw new Error(`version ${tx.version}: a second block start inside block ${this.#open.height}`)
+      if (this.#open !== null) throw new Error(`version ${h.version}: a second block start inside block ${this.#open.height}`)
       this.#open = {
-        height: tx.blockHeight,
-        hash: kind === 'blockMetadata' ? tx.txnData.value.id : hex(tx.info?.hash ?? new Uint8Array()),
-        timestamp: kind === 'blockMetadata' ? micros(tx.timestamp) : '0',
-        first: tx.version,
-        last: tx.version,
+        height: h.blockHeight,
+        hash: h.blockHash,
+        timestamp: h.blockTimestamp,
+        first: h.version,
+        last: h.version,
         transactions: [],
       }
     } else if (this.#open === null) {
@@ -62,7 +88,7 @@ export class BlockAssembler<T = TransactionJson> {
     }
     const open = this.#open as OpenBlock<T>
     open.transactions.push(this.#convert(tx))
-    open.last = tx.version
+    open.last = h.version
     if (kind === 'stateCheckpoint' || kind === 'blockEpilogue') done.push(this.#close())
     return done as never
   }

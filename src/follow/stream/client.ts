@@ -25,8 +25,8 @@ const MAX_RECEIVE_BYTES = 256 * 1024 * 1024
 export const DEFAULT_FLOW_CONTROL_WINDOW = 8 * 1024 * 1024
 
 /** One `GetTransactions` call: its responses in order, and a way to end it early. */
-export interface TransactionsCall {
-  responses: AsyncIterable<TransactionsResponse>
+export interface TransactionsCall<R = TransactionsResponse> {
+  responses: AsyncIterable<R>
   cancel(): void
 }
 
@@ -67,9 +67,11 @@ export class StreamClient {
    * Starts a `GetTransactions` call. Errors surface from iterating `responses`: the call's as
    * grpc-js `ServiceError`s, a response that is not a `TransactionsResponse` as a
    * `StreamResponseError` (decoded here rather than in grpc-js's deserializer, which would
-   * turn it into a retried INTERNAL status: the same bytes would only come again).
+   * turn it into a retried INTERNAL status: the same bytes would only come again). `decode`
+   * turns each response's bytes into what `responses` yields (default the message decoder);
+   * a `WireFormatError` it throws is that refusal.
    */
-  getTransactions(request: TransactionsRequest): TransactionsCall {
+  getTransactions<R = TransactionsResponse>(request: TransactionsRequest, decode: (bytes: Buffer) => R = decodeTransactionsResponse as unknown as (bytes: Buffer) => R): TransactionsCall<R> {
     const message = create(GetTransactionsRequestSchema, {
       ...(request.startingVersion === undefined ? {} : { startingVersion: String(request.startingVersion) }),
       ...(request.transactionsCount === undefined ? {} : { transactionsCount: String(request.transactionsCount) }),
@@ -83,7 +85,7 @@ export class StreamClient {
       this.#metadata,
       {},
     )
-    return { responses: decoded(call as AsyncIterable<Buffer>, this.#endpoint), cancel: () => call.cancel() }
+    return { responses: decoded(call as AsyncIterable<Buffer>, this.#endpoint, decode), cancel: () => call.cancel() }
   }
 
   close(): void {
@@ -91,12 +93,12 @@ export class StreamClient {
   }
 }
 
-/** The responses of a call decoded (decode/transaction.ts), a malformed one refused with the endpoint named. */
-async function* decoded(responses: AsyncIterable<Buffer>, endpoint: string): AsyncGenerator<TransactionsResponse> {
+/** The responses of a call decoded by `decode`, a malformed one refused with the endpoint named. */
+async function* decoded<R>(responses: AsyncIterable<Buffer>, endpoint: string, decode: (bytes: Buffer) => R): AsyncGenerator<R> {
   for await (const bytes of responses) {
-    let response: TransactionsResponse
+    let response: R
     try {
-      response = decodeTransactionsResponse(bytes)
+      response = decode(bytes)
     } catch (error) {
       if (error instanceof WireFormatError) throw new StreamResponseError(endpoint, null, `a response is not a valid TransactionsResponse: ${error.message}`, { cause: error })
       throw error

@@ -7,10 +7,10 @@ import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from '../backoff.js'
 import { sleep as defaultSleep, type Sleep } from '../sleep.js'
 import { BlockAssembler, type AssembledBlock } from './assemble-blocks.js'
-import { DEFAULT_FLOW_CONTROL_WINDOW, StreamClient } from './client.js'
+import { DEFAULT_FLOW_CONTROL_WINDOW, StreamClient, type TransactionsCall } from './client.js'
 import { hex } from './convert/hex.js'
-import { transactionText } from './convert/transaction-text.js'
-import { Utf8Chunks } from './utf8-chunks.js'
+import { TextWriter } from './decode/text-writer.js'
+import { decodeTextResponse, textHash, type TextTransaction } from './decode/wire-text.js'
 import { parseStreamEndpoint } from './endpoint.js'
 import { StreamChainError, StreamResponseError, StreamUnavailableError } from './errors.js'
 import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
@@ -34,7 +34,7 @@ export interface IngestStreamOptions {
   signal?: AbortSignal | undefined
   /** Transactions per response asked for (1..1000, the service's limit; default 1000). */
   batchSize?: number | undefined
-  /** Most blocks per commit (default 512). Blocks of at most 4 responses are held uncommitted; they commit before more is read. */
+  /** Most blocks per commit (default 4096, as `ingest --input`). Blocks of at most 16 MiB of transaction text (4 responses for a store without `appendChecked`) are held uncommitted; they commit before more is read. */
   batchBlocks?: number | undefined
   /**
    * HTTP/2 flow-control window in bytes (default 8 MiB, HTTP/2's minimum 65535): how far the
@@ -87,11 +87,16 @@ export interface IngestStreamSummary {
 const RETRY = new Set([grpc.status.UNAVAILABLE, grpc.status.RESOURCE_EXHAUSTED, grpc.status.ABORTED, grpc.status.DEADLINE_EXCEEDED, grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.CANCELLED])
 
 /**
- * Most responses whose blocks are held uncommitted. Committing once per several responses
- * rather than per response roughly halves the SQLite writer's time on the sample chain (its
- * inserts run back to back instead of between decodes); the bound keeps what a crash loses,
- * and what is held beside the flow-control window, to a few responses.
+ * Most transaction text (UTF-8 bytes) held uncommitted. A commit costs the SQLite writer a
+ * fixed part (its account upserts, its journal) besides its rows, so the fewer commits the
+ * better while catching up: this lets the sample chain's whole backfill go in one commit, as
+ * `ingest --input` commits it, while what is held (and what a crash loses, to be read again)
+ * stays bounded beside the flow-control window. A live stream at its tip commits sooner: when
+ * nothing more is ready.
  */
+const HOLD_BYTES = 16 * 1024 * 1024
+
+/** Most responses held uncommitted for a store that takes the node's objects (their size is not counted). */
 const HOLD_RESPONSES = 4
 
 /** `p`, its rejection marked handled: it may be dropped unawaited when the call ends. */
@@ -127,7 +132,7 @@ interface Tip {
  * Appends the Transaction Stream's blocks (`aptos.indexer.v1.RawData/GetTransactions`) to a
  * ledger store: every transaction turned into the node's REST JSON, whole blocks assembled
  * across responses and committed (`appendBlocks`, all or nothing per block, the store's
- * continuity rules) once the stream has nothing more ready or 4 responses' blocks are held,
+ * continuity rules) once the stream has nothing more ready or 16 MiB of their text is held,
  * before anything more is read, so a writer slower than the stream holds the stream back
  * through HTTP/2 flow control instead of filling memory.
  *
@@ -147,7 +152,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
   const endpoint = parseStreamEndpoint(options.endpoint)
   const store = options.store
   const batchSize = BigInt(bounded('batchSize', options.batchSize ?? 1000, 1, 1000))
-  const batchBlocks = bounded('batchBlocks', options.batchBlocks ?? 512, 1, 1_000_000)
+  const batchBlocks = bounded('batchBlocks', options.batchBlocks ?? 4096, 1, 1_000_000)
   const flowControlWindow = bounded('flowControlWindow', options.flowControlWindow ?? DEFAULT_FLOW_CONTROL_WINDOW, 65_535, 2 ** 31 - 1)
   const policy = resolveRetryPolicy(options.retry)
   const sleep = options.sleep ?? defaultSleep
@@ -177,14 +182,16 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
     appendChecked === undefined ? (some) => store.appendBlocks(some as readonly BlockJson[]) : (some) => appendTexts(appendChecked, some as readonly AssembledBlock<HeldTransaction>[], store.maxBlockTransactions)
   const redact = (text: string) => (options.apiKey === undefined || options.apiKey === '' ? text : text.split(options.apiKey).join('<key>'))
   let failures = 0
-  // Blocks assembled but not yet committed, from at most HOLD_RESPONSES responses.
+  // Blocks assembled but not yet committed: at most HOLD_BYTES of text (or HOLD_RESPONSES responses).
   let held: AssembledBlock<unknown>[] = []
   let heldResponses = 0
+  let heldBytes = 0
   let committing = false
   const commitHeld = async (): Promise<void> => {
     const blocks = held
     held = []
     heldResponses = 0
+    heldBytes = 0
     committing = true
     for (let i = 0; i < blocks.length; i += batchBlocks) {
       const chunk = blocks.slice(i, i + batchBlocks)
@@ -208,11 +215,16 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
       if (controller.signal.aborted) break
       if (toVersion !== undefined && tip !== null && tip.last >= toVersion) break
       const from = tip !== null ? tip.last + 1n : options.startingVersion === undefined ? undefined : BigInt(options.startingVersion)
-      const call = client.getTransactions({ startingVersion: from, batchSize })
+      // A store that takes checked blocks gets each transaction's text written straight from
+      // the response's bytes (decode/wire-text.ts); another gets the node's objects.
+      const request = { startingVersion: from, batchSize }
+      const writer = appendChecked === undefined ? undefined : new TextWriter()
+      const call: TransactionsCall<{ chainId?: string | undefined; transactions: readonly StreamTransaction[] }> =
+        writer === undefined ? client.getTransactions(request) : client.getTransactions(request, (bytes) => decodeTextResponse(bytes, writer))
       const cancel = () => call.cancel()
       controller.signal.addEventListener('abort', cancel, { once: true })
-      const chunks = new Utf8Chunks()
-      const assembler: BlockAssembler<unknown> = appendChecked === undefined ? new BlockAssembler() : new BlockAssembler((tx) => heldTransaction(tx, chunks))
+      const assembler: BlockAssembler<unknown, StreamTransaction> =
+        writer === undefined ? new BlockAssembler<unknown, StreamTransaction>() : new BlockAssembler<unknown, StreamTransaction>(heldTransaction, (t) => t as TextTransaction)
       let next = from
       let reason = 'the stream ended before the ledger reached the version asked for'
       const responses = call.responses[Symbol.asyncIterator]()
@@ -249,10 +261,11 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
           summary.skipped += assembler.skipped
           assembler.skipped = 0
           heldResponses++
+          if (writer !== undefined) for (const t of response.transactions) heldBytes += (t as TextTransaction).bytes.length
           coming = settledLater(responses.next())
           const last = held.at(-1)
           const reached = toVersion !== undefined && last !== undefined && BigInt(last.last_version) >= toVersion
-          if (reached || held.length >= batchBlocks || heldResponses >= HOLD_RESPONSES || !(await arrived(coming))) await commitHeld()
+          if (reached || held.length >= batchBlocks || (writer === undefined ? heldResponses >= HOLD_RESPONSES : heldBytes >= HOLD_BYTES) || !(await arrived(coming))) await commitHeld()
           if (toVersion !== undefined && tip !== null && tip.last >= toVersion) break
         }
       } catch (error) {
@@ -293,11 +306,14 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
   return { ...summary, height: tip === null ? null : toU64(tip.height), ledger_version: tip === null ? null : toU64(tip.last) }
 }
 
+/** A transaction of the stream: the decoder's message, or its text written from the wire. */
+type StreamTransaction = Transaction | TextTransaction
+
 /** A version the ledger holds again: the stream's must be the same transaction (hash), else the stream is another chain or fork. */
-async function checkStored(endpoint: string, store: BatchAppendStore, tx: Transaction): Promise<void> {
+async function checkStored(endpoint: string, store: BatchAppendStore, tx: StreamTransaction): Promise<void> {
   const have = await store.transactionByVersion(toU64(BigInt(tx.version)))
   if (have === null) return
-  const theirs = hex(tx.info?.hash ?? new Uint8Array())
+  const theirs = 'skeleton' in tx ? textHash(tx) : hex(tx.info?.hash ?? new Uint8Array())
   if ((have as { hash?: string }).hash !== theirs) {
     throw new StreamResponseError(endpoint, null, `version ${tx.version} has hash ${theirs} on the stream but ${(have as { hash?: string }).hash} in the ledger: the stream serves another chain or fork`)
   }
@@ -311,13 +327,15 @@ function bounded(key: string, value: number, min: number, max: number): number {
 /** A transaction as the ingest holds it until its block is committed, for a store's `appendChecked`. */
 interface HeldTransaction {
   skeleton: TransactionJson
-  /** Its JSON text as UTF-8 (a view of a shared chunk), made as soon as the text is: the text is a string of many joined pieces, which would otherwise all stay alive until the commit. */
+  /** Its JSON text as UTF-8 (a view of a shared chunk). */
   bytes: Buffer
 }
 
-function heldTransaction(tx: Transaction, chunks: Utf8Chunks): HeldTransaction {
-  const t = transactionText(tx)
-  return { skeleton: t.skeleton, bytes: chunks.bytes(t.json) }
+/** A transaction's text as its block holds it; one the node's REST API does not serve is refused here, where its block is assembled. */
+function heldTransaction(tx: StreamTransaction): HeldTransaction {
+  const t = tx as TextTransaction
+  if (t.error !== undefined) throw t.error
+  return t
 }
 
 /**

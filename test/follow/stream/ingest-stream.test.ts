@@ -64,7 +64,7 @@ describe('ingestFromStream', () => {
     })
     const outages: string[] = []
     const last = blocks[blocks.length - 1] as BlockJson
-    const summary = await ingest({ endpoint: server.url, store, startingVersion: '1', toVersion: last.last_version, batchSize: 7, outage: { initialDelayMs: 1, maxDelayMs: 2, onOutage: (e) => outages.push(e.error.message) } })
+    const summary = await ingest({ endpoint: server.url, store, startingVersion: '1', toVersion: last.last_version, batchSize: 7, batchBlocks: 8, outage: { initialDelayMs: 1, maxDelayMs: 2, onOutage: (e) => outages.push(e.error.message) } })
     expect(outages).toEqual(['connection lost after the commit', 'connection lost before the commit'])
     expect(summary.height).toBe(Number(last.block_height))
     for (const b of blocks) expect(JSON.stringify(await inner.blockByHeight(BigInt(b.block_height), true))).toBe(JSON.stringify(b))
@@ -194,7 +194,7 @@ describe('ingestFromStream', () => {
     })
     const controller = new AbortController()
     // HTTP/2's smallest window: the sample is smaller than the default one.
-    const done = ingest({ endpoint: server.url, store: slow, startingVersion: '1', batchSize: 2, flowControlWindow: 65_535, signal: controller.signal })
+    const done = ingest({ endpoint: server.url, store: slow, startingVersion: '1', batchSize: 2, batchBlocks: 1, flowControlWindow: 65_535, signal: controller.signal })
     let maxAhead = 0
     // Release one commit at a time; meanwhile the server may only run a bounded way ahead.
     while (appended < 40) {

@@ -60,21 +60,19 @@ export function signatureText(sig: Signature | undefined): string | undefined {
   return json === null ? undefined : JSON.stringify(json)
 }
 
-/** `JSON.stringify(changes.map(changeJson))`: resources written member by member, the rest through `changeJson`. */
+/** `JSON.stringify(changeJson(c))`: a resource written member by member, the rest through `changeJson`. */
+export function changeText(c: WriteSetChange): string {
+  const x = c.change
+  if (x.case !== 'writeResource') return JSON.stringify(changeJson(c))
+  const w = x.value
+  const type = w.typeStr !== '' ? w.typeStr : w.type === undefined ? '' : structTagString(w.type)
+  return `{"address":${JSON.stringify(shortAddress(w.address))},"state_key_hash":"${hex(w.stateKeyHash)}","data":{"type":${JSON.stringify(type)},"data":${jsonText(w.data)}},"type":"write_resource"}`
+}
+
+/** `JSON.stringify(changes.map(changeJson))`. */
 export function changesText(changes: readonly WriteSetChange[]): string {
   if (changes.length === 0) return '[]'
-  let text = '['
-  for (let i = 0; i < changes.length; i++) {
-    const c = changes[i] as WriteSetChange
-    const x = c.change
-    if (i > 0) text += ','
-    if (x.case === 'writeResource') {
-      const w = x.value
-      const type = w.typeStr !== '' ? w.typeStr : w.type === undefined ? '' : structTagString(w.type)
-      text += `{"address":${JSON.stringify(shortAddress(w.address))},"state_key_hash":"${hex(w.stateKeyHash)}","data":{"type":${JSON.stringify(type)},"data":${jsonText(w.data)}},"type":"write_resource"}`
-    } else {
-      text += JSON.stringify(changeJson(c))
-    }
-  }
+  let text = `[${changeText(changes[0] as WriteSetChange)}`
+  for (let i = 1; i < changes.length; i++) text += `,${changeText(changes[i] as WriteSetChange)}`
   return `${text}]`
 }

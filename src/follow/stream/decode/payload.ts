@@ -70,7 +70,7 @@ export function event(r: WireReader, end: number): Event {
   return m
 }
 
-function entryFunctionId(r: WireReader, end: number, m: EntryFunctionId = { $typeName: 'aptos.transaction.v1.EntryFunctionId', name: '' }): EntryFunctionId {
+export function entryFunctionId(r: WireReader, end: number, m: EntryFunctionId = { $typeName: 'aptos.transaction.v1.EntryFunctionId', name: '' }): EntryFunctionId {
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === ((1 << 3) | 2)) m.module = moveModuleId(r, r.lengthEnd(end), m.module)
@@ -171,7 +171,7 @@ function extraConfigV1(r: WireReader, end: number, m: ExtraConfigV1 = { $typeNam
   return m
 }
 
-function transactionPayload(r: WireReader, end: number, m: TransactionPayload = { $typeName: 'aptos.transaction.v1.TransactionPayload', type: 0, payload: { case: undefined }, extraConfig: { case: undefined } }): TransactionPayload {
+export function transactionPayload(r: WireReader, end: number, m: TransactionPayload = { $typeName: 'aptos.transaction.v1.TransactionPayload', type: 0, payload: { case: undefined }, extraConfig: { case: undefined } }): TransactionPayload {
   while (r.pos < end) {
     const tag = r.tag(end)
     const p = m.payload

@@ -190,7 +190,7 @@ function scheduled(
 /** Fields of `Transaction` (1–10, 21–24); `size_info` (22) is among them but skipped, since no node JSON field comes from it. */
 const TRANSACTION_FIELDS = (0b1111 << 21) | 0b111_1111_1110
 
-function transaction(r: WireReader, end: number): Transaction {
+export function transaction(r: WireReader, end: number): Transaction {
   const m: Transaction = { $typeName: 'aptos.transaction.v1.Transaction', version: '0', epoch: '0', blockHeight: '0', type: 0, txnData: { case: undefined } }
   while (r.pos < end) {
     const tag = r.tag(end)
@@ -245,7 +245,7 @@ function transaction(r: WireReader, end: number): Transaction {
   return m
 }
 
-function processedRange(r: WireReader, end: number, m: ProcessedRange = { $typeName: 'aptos.indexer.v1.ProcessedRange', firstVersion: 0n, lastVersion: 0n }): ProcessedRange {
+export function processedRange(r: WireReader, end: number, m: ProcessedRange = { $typeName: 'aptos.indexer.v1.ProcessedRange', firstVersion: 0n, lastVersion: 0n }): ProcessedRange {
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === ((1 << 3) | 0)) m.firstVersion = r.uint64(end)

@@ -149,9 +149,14 @@ export class WireReader {
 
   string(end: number): string {
     const stop = this.lengthEnd(end)
-    const buf = this.buf
     const start = this.pos
     this.pos = stop
+    return this.text(start, stop)
+  }
+
+  /** The string field whose bytes are `buf[start, stop)`, validated as UTF-8 (a fault names `start`). */
+  text(start: number, stop: number): string {
+    const buf = this.buf
     // A short string is checked for ASCII here, cheaper than a call out; a long one (event
     // data, resources: JSON text) is validated and decoded in one pass by the fatal decoder.
     if (stop - start <= SHORT_STRING) {
