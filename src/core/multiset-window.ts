@@ -79,6 +79,33 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     this.last = seq
   }
 
+  /**
+   * Pushes `value` `n` times, with sequence numbers `firstSeq` … `firstSeq + n − 1`: the same
+   * window as n calls of `push`. Once the window is full only the last `capacity` pushes can
+   * remain, so the others are skipped (every slot then holds a member of the multiset, whichever
+   * seq it came from), and a run of at least `capacity` refills the window at once where the
+   * subclass can (`fillValues`). O(min(n, W) · push), or O(W) for a refill.
+   */
+  pushRepeat(value: U64, firstSeq: number, n: number, flag: boolean): void {
+    let s = 0
+    for (; s < n && this.count < this.capacity; s++) this.push(value, firstSeq + s, flag)
+    if (n - s >= this.capacity) {
+      const b = typeof value === 'bigint' ? value : undefined
+      const num = b === undefined ? (value as number) : Number(b)
+      if (this.fillValues(num, b)) {
+        if (b !== undefined && this.slotBig === null) this.slotBig = new Array<bigint | undefined>(this.capacity).fill(undefined)
+        this.slotNum.fill(num)
+        this.slotBig?.fill(b)
+        this.slotFlag.fill(flag ? 1 : 0)
+        this.flagged = flag ? this.capacity : 0
+        this.last = firstSeq + n - 1
+        return
+      }
+      s = n - this.capacity
+    }
+    for (; s < n; s++) this.push(value, firstSeq + s, flag)
+  }
+
   abstract valueAt(k: number): U64
 
   /** The oldest held sequence number whose value equals `valueAt(k)`. O(W): for explanations, not the hot path. */
@@ -99,4 +126,8 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
   protected abstract replace(on: number, ob: bigint | undefined, n: number, b: bigint | undefined): void
   /** Forgets every value. */
   protected abstract clearValues(): void
+  /** Makes a full window hold `capacity` copies of (n, b) and returns true, or returns false to have them pushed one by one. */
+  protected fillValues(_n: number, _b: bigint | undefined): boolean {
+    return false
+  }
 }

@@ -53,6 +53,13 @@ export class SortedWindow extends MultisetWindow {
     this.big = null
   }
 
+  protected override fillValues(n: number, b: bigint | undefined): boolean {
+    this.needBig(b)
+    this.num.fill(n)
+    this.big?.fill(b)
+    return true
+  }
+
   private needBig(b: bigint | undefined): void {
     if (b !== undefined && this.big === null) this.big = new Array<bigint | undefined>(this.capacity).fill(undefined)
   }

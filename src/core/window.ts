@@ -17,6 +17,8 @@ export interface OrderStatisticWindow {
   readonly newestSeq: number
   /** Adds `value` with sequence number `seq` (the previous one + 1 while non-empty). */
   push(value: U64, seq: number, flag: boolean): void
+  /** Pushes `value` n times with sequence numbers `firstSeq` onwards: the same window as n `push` calls, in O(min(n, W)) pushes. */
+  pushRepeat(value: U64, firstSeq: number, n: number, flag: boolean): void
   /** Value of rank `k` (0 = smallest); requires 0 <= k < length. */
   valueAt(k: number): U64
   /** The oldest held sequence number whose value equals `valueAt(k)` (for explanations). */
@@ -66,6 +68,9 @@ export class SlidingWindow implements OrderStatisticWindow {
   }
   push(value: U64, seq: number, flag: boolean): void {
     this.impl.push(value, seq, flag)
+  }
+  pushRepeat(value: U64, firstSeq: number, n: number, flag: boolean): void {
+    this.impl.pushRepeat(value, firstSeq, n, flag)
   }
   valueAt(k: number): U64 {
     return this.impl.valueAt(k)
