@@ -24,10 +24,11 @@ export function compare(an: number, ab: bigint | undefined, bn: number, bb: bigi
  */
 export abstract class MultisetWindow implements OrderStatisticWindow {
   readonly capacity: number
-  private readonly slotNum: Float64Array
+  /** Empty until the first push (see `allocate`), then `capacity` long. */
+  private slotNum: Float64Array
   /** Exact bigints of the values above 2^53 by slot; allocated when the first one is pushed. */
   private slotBig: (bigint | undefined)[] | null = null
-  private readonly slotFlag: Uint8Array
+  private slotFlag: Uint8Array
   /** Values held; `add` runs before it is incremented. */
   protected count = 0
   private last = -1
@@ -35,8 +36,8 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
 
   constructor(capacity: number) {
     this.capacity = capacity
-    this.slotNum = new Float64Array(capacity)
-    this.slotFlag = new Uint8Array(capacity)
+    this.slotNum = new Float64Array(0)
+    this.slotFlag = new Uint8Array(0)
   }
 
   get length(): number {
@@ -62,6 +63,7 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     const b = typeof value === 'bigint' ? value : undefined
     const n = b === undefined ? (value as number) : Number(b)
     const slot = seq % this.capacity
+    if (this.slotNum.length === 0) this.allocate()
     if (b !== undefined && this.slotBig === null) this.slotBig = new Array<bigint | undefined>(this.capacity).fill(undefined)
     if (this.count === this.capacity) {
       const on = this.slotNum[slot] as number
@@ -120,6 +122,19 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     throw new Error('window invariant broken: the value of a rank is not held')
   }
 
+  /**
+   * Allocates the window's fixed storage, at its first push: a window never pushed to (the
+   * calibrated learner keeps one per chain state, and a chain may never visit some) costs no
+   * memory, and one that is costs exactly what it would have from the start.
+   */
+  private allocate(): void {
+    this.slotNum = new Float64Array(this.capacity)
+    this.slotFlag = new Uint8Array(this.capacity)
+    this.allocateValues()
+  }
+
+  /** Allocates the subclass's storage for `capacity` values (called once, at the first push). */
+  protected abstract allocateValues(): void
   /** Adds one value (the window is not full). */
   protected abstract add(n: number, b: bigint | undefined): void
   /** Replaces one copy of the held value (on, ob) by (n, b); the two differ. */

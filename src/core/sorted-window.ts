@@ -13,12 +13,16 @@ import type { U64 } from './u64.js'
  * numbers in (newestSeq - length, newestSeq].
  */
 export class SortedWindow extends MultisetWindow {
-  private readonly num: Float64Array
+  private num: Float64Array
   private big: (bigint | undefined)[] | null = null
 
   constructor(capacity: number) {
     super(capacity)
-    this.num = new Float64Array(capacity)
+    this.num = new Float64Array(0)
+  }
+
+  protected allocateValues(): void {
+    this.num = new Float64Array(this.capacity)
   }
 
   valueAt(k: number): U64 {

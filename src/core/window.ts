@@ -5,7 +5,8 @@ import type { U64 } from './u64.js'
 /**
  * The newest `capacity` values of a stream, answering order statistics. Values are pushed with
  * consecutive sequence numbers; pushing into a full window evicts the oldest value. Memory is
- * fixed at construction and a push allocates nothing.
+ * fixed by the capacity, allocated at the first push (a window never used costs nothing); no
+ * later push allocates.
  */
 export interface OrderStatisticWindow {
   readonly capacity: number
