@@ -31,7 +31,9 @@ export class SortedWindow extends MultisetWindow {
 
   protected add(n: number, b: bigint | undefined): void {
     this.needBig(b)
-    const at = this.upper(n, b)
+    // a value at or above the largest held goes last (a window filling with a steady or rising series): no search
+    const last = this.count - 1
+    const at = last < 0 || this.cmpAt(last, n, b) <= 0 ? this.count : this.upper(n, b)
     this.shift(at + 1, at, this.count)
     this.set(at, n, b)
   }
