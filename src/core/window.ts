@@ -1,3 +1,4 @@
+import type { MultisetWindow } from './multiset-window.js'
 import { SortedWindow } from './sorted-window.js'
 import { TreapWindow } from './treap-window.js'
 import type { U64 } from './u64.js'
@@ -18,8 +19,6 @@ export interface OrderStatisticWindow {
   readonly newestSeq: number
   /** Adds `value` with sequence number `seq` (the previous one + 1 while non-empty). */
   push(value: U64, seq: number, flag: boolean): void
-  /** Pushes `value` n times with sequence numbers `firstSeq` onwards: the same window as n `push` calls, in O(min(n, W)) pushes. */
-  pushRepeat(value: U64, firstSeq: number, n: number, flag: boolean): void
   /** Value of rank `k` (0 = smallest); requires 0 <= k < length. */
   valueAt(k: number): U64
   /** The oldest held sequence number whose value equals `valueAt(k)` (for explanations). */
@@ -36,7 +35,7 @@ export interface OrderStatisticWindow {
 export const SORTED_WINDOW_MAX = 1024
 
 /** The window implementation suited to `capacity`. */
-export function createWindow(capacity: number): OrderStatisticWindow {
+export function createWindow(capacity: number): MultisetWindow {
   return capacity <= SORTED_WINDOW_MAX ? new SortedWindow(capacity) : new TreapWindow(capacity)
 }
 
@@ -51,7 +50,7 @@ export function createWindow(capacity: number): OrderStatisticWindow {
  * w.valueAt(Math.floor(w.length * 0.6)) // 60th percentile of the last 20
  */
 export class SlidingWindow implements OrderStatisticWindow {
-  private readonly impl: OrderStatisticWindow
+  private readonly impl: MultisetWindow
   constructor(capacity: number) {
     this.impl = createWindow(capacity)
   }
@@ -70,6 +69,7 @@ export class SlidingWindow implements OrderStatisticWindow {
   push(value: U64, seq: number, flag: boolean): void {
     this.impl.push(value, seq, flag)
   }
+  /** Pushes `value` n times with sequence numbers `firstSeq` onwards: the same window as n `push` calls, in O(min(n, W)) pushes. */
   pushRepeat(value: U64, firstSeq: number, n: number, flag: boolean): void {
     this.impl.pushRepeat(value, firstSeq, n, flag)
   }

@@ -1,6 +1,7 @@
 import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
+import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
@@ -68,8 +69,8 @@ export class PromiseLearner extends PromiseLedger {
   private readonly maxRate: number
   private readonly experts: readonly Expert[]
   /** marginal[x][w], conditional[x][state][w]. */
-  private readonly marginal: OrderStatisticWindow[][]
-  private readonly conditional: OrderStatisticWindow[][][]
+  private readonly marginal: MultisetWindow[][]
+  private readonly conditional: MultisetWindow[][][]
   private readonly condSeq: Int32Array
   /** Per distinct k, the newest k-block minimum requirement and its cutoff price (set by `observe` before the settlements read them). */
   private readonly minAt: Requirement[]
@@ -79,7 +80,7 @@ export class PromiseLearner extends PromiseLedger {
   private readonly expertWindow: Int32Array
   private readonly expertKind: Uint8Array
   /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
-  private readonly scaledWindows: OrderStatisticWindow[]
+  private readonly scaledWindows: MultisetWindow[]
   /** The chain's state and going rate after each of the newest max(k) + 1 blocks. */
   private readonly chain: ChainStateRing
   /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks. */
@@ -465,13 +466,13 @@ export class PromiseLearner extends PromiseLedger {
       const k = this.ks[x] as number
       const seq = this.condSeq[x * STATES + CALM] as number
       this.condSeq[x * STATES + CALM] = seq + n
-      const marginal = this.marginal[x] as OrderStatisticWindow[]
-      const calm = (this.conditional[x] as OrderStatisticWindow[][])[CALM] as OrderStatisticWindow[]
+      const marginal = this.marginal[x] as MultisetWindow[]
+      const calm = (this.conditional[x] as MultisetWindow[][])[CALM] as MultisetWindow[]
       for (let w = 0; w < this.windows.length; w++) {
-        ;(marginal[w] as OrderStatisticWindow).pushRepeat(floor, first, n, true)
-        ;(calm[w] as OrderStatisticWindow).pushRepeat(floor, seq + 1, n, true)
+        ;(marginal[w] as MultisetWindow).pushRepeat(floor, first, n, true)
+        ;(calm[w] as MultisetWindow).pushRepeat(floor, seq + 1, n, true)
       }
-      ;(this.scaledWindows[x] as OrderStatisticWindow).pushRepeat(ratio, first, n, true)
+      ;(this.scaledWindows[x] as MultisetWindow).pushRepeat(ratio, first, n, true)
       this.minAt[x] = this.reqs.min(k)
       this.cutAt[x] = Number(cutoffPrice(this.minAt[x] as Requirement, floor))
     }
