@@ -13,12 +13,16 @@ import type { U64 } from './u64.js'
  * numbers in (newestSeq - length, newestSeq].
  */
 export class SortedWindow extends MultisetWindow {
-  private readonly num: Float64Array
+  private num: Float64Array
   private big: (bigint | undefined)[] | null = null
 
   constructor(capacity: number) {
     super(capacity)
-    this.num = new Float64Array(capacity)
+    this.num = new Float64Array(0)
+  }
+
+  protected allocateValues(): void {
+    this.num = new Float64Array(this.capacity)
   }
 
   valueAt(k: number): U64 {
@@ -27,7 +31,9 @@ export class SortedWindow extends MultisetWindow {
 
   protected add(n: number, b: bigint | undefined): void {
     this.needBig(b)
-    const at = this.upper(n, b)
+    // a value at or above the largest held goes last (a window filling with a steady or rising series): no search
+    const last = this.count - 1
+    const at = last < 0 || this.cmpAt(last, n, b) <= 0 ? this.count : this.upper(n, b)
     this.shift(at + 1, at, this.count)
     this.set(at, n, b)
   }
@@ -51,6 +57,13 @@ export class SortedWindow extends MultisetWindow {
 
   protected clearValues(): void {
     this.big = null
+  }
+
+  protected override fillValues(n: number, b: bigint | undefined): boolean {
+    this.needBig(b)
+    this.num.fill(n)
+    this.big?.fill(b)
+    return true
   }
 
   private needBig(b: bigint | undefined): void {

@@ -38,6 +38,9 @@ export class TreapWindow extends MultisetWindow {
     this.clearValues()
   }
 
+  /** The treap's arrays are allocated with the window: windows this large are few and always in use. */
+  protected allocateValues(): void {}
+
   protected clearValues(): void {
     this.root = -1
     for (let i = 0; i < this.capacity; i++) this.free[i] = this.capacity - 1 - i

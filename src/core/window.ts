@@ -1,3 +1,4 @@
+import type { MultisetWindow } from './multiset-window.js'
 import { SortedWindow } from './sorted-window.js'
 import { TreapWindow } from './treap-window.js'
 import type { U64 } from './u64.js'
@@ -5,7 +6,8 @@ import type { U64 } from './u64.js'
 /**
  * The newest `capacity` values of a stream, answering order statistics. Values are pushed with
  * consecutive sequence numbers; pushing into a full window evicts the oldest value. Memory is
- * fixed at construction and a push allocates nothing.
+ * fixed by the capacity, allocated at the first push (a window never used costs nothing); no
+ * later push allocates.
  */
 export interface OrderStatisticWindow {
   readonly capacity: number
@@ -33,7 +35,7 @@ export interface OrderStatisticWindow {
 export const SORTED_WINDOW_MAX = 1024
 
 /** The window implementation suited to `capacity`. */
-export function createWindow(capacity: number): OrderStatisticWindow {
+export function createWindow(capacity: number): MultisetWindow {
   return capacity <= SORTED_WINDOW_MAX ? new SortedWindow(capacity) : new TreapWindow(capacity)
 }
 
@@ -48,7 +50,7 @@ export function createWindow(capacity: number): OrderStatisticWindow {
  * w.valueAt(Math.floor(w.length * 0.6)) // 60th percentile of the last 20
  */
 export class SlidingWindow implements OrderStatisticWindow {
-  private readonly impl: OrderStatisticWindow
+  private readonly impl: MultisetWindow
   constructor(capacity: number) {
     this.impl = createWindow(capacity)
   }
@@ -66,6 +68,10 @@ export class SlidingWindow implements OrderStatisticWindow {
   }
   push(value: U64, seq: number, flag: boolean): void {
     this.impl.push(value, seq, flag)
+  }
+  /** Pushes `value` n times with sequence numbers `firstSeq` onwards: the same window as n `push` calls, in O(min(n, W)) pushes. */
+  pushRepeat(value: U64, firstSeq: number, n: number, flag: boolean): void {
+    this.impl.pushRepeat(value, firstSeq, n, flag)
   }
   valueAt(k: number): U64 {
     return this.impl.valueAt(k)

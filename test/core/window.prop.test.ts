@@ -31,6 +31,36 @@ describe.each([
       { numRuns: Math.ceil(NUM_RUNS / 3) },
     )
   })
+  it('pushRepeat(v, seq, n) leaves the window n pushes of v leave, however long the run (a refill once it turns over)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.tuple(fc.oneof(u64Arb, fc.bigInt({ min: 0n, max: 5n })), fc.integer({ min: 0, max: 100 }), fc.boolean()), { maxLength: 12 }),
+        (w, runs) => {
+          const fast = make(w)
+          const slow = make(w)
+          let seq = 0
+          for (const [v, n, flag] of runs) {
+            fast.pushRepeat(toInput(v), seq, n, flag)
+            for (let s = 0; s < n; s++) slow.push(toInput(v), seq + s, flag)
+            seq += n
+            expect([fast.length, fast.flaggedCount, fast.newestSeq]).toEqual([slow.length, slow.flaggedCount, slow.newestSeq])
+            for (let k = 0; k < slow.length; k++) {
+              expect(fast.valueAt(k)).toBe(slow.valueAt(k))
+              expect(fast.seqAt(k)).toBe(slow.seqAt(k))
+            }
+          }
+          // and single pushes after a refill evict exactly what they would have
+          for (let s = 0; s < w; s++) {
+            fast.push(s, seq + s, false)
+            slow.push(s, seq + s, false)
+          }
+          for (let k = 0; k < slow.length; k++) expect(fast.valueAt(k)).toBe(slow.valueAt(k))
+        },
+      ),
+      { numRuns: Math.ceil(NUM_RUNS / 3) },
+    )
+  })
   it('clear empties it and it refills with a new sequence', () => {
     const win = make(3)
     ;[5, 1, 9, 7].forEach((v, i) => win.push(v, i, true))

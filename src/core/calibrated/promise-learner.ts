@@ -1,10 +1,12 @@
 import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
+import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
+import { replayLevel, replayLoss } from './calm-replay.js'
 import { FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
-import { PromiseLedger } from './promise-ledger.js'
+import { PromiseLedger, type Coverage } from './promise-ledger.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
 
@@ -67,8 +69,8 @@ export class PromiseLearner extends PromiseLedger {
   private readonly maxRate: number
   private readonly experts: readonly Expert[]
   /** marginal[x][w], conditional[x][state][w]. */
-  private readonly marginal: OrderStatisticWindow[][]
-  private readonly conditional: OrderStatisticWindow[][][]
+  private readonly marginal: MultisetWindow[][]
+  private readonly conditional: MultisetWindow[][][]
   private readonly condSeq: Int32Array
   /** Per distinct k, the newest k-block minimum requirement and its cutoff price (set by `observe` before the settlements read them). */
   private readonly minAt: Requirement[]
@@ -78,7 +80,7 @@ export class PromiseLearner extends PromiseLedger {
   private readonly expertWindow: Int32Array
   private readonly expertKind: Uint8Array
   /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
-  private readonly scaledWindows: OrderStatisticWindow[]
+  private readonly scaledWindows: MultisetWindow[]
   /** The chain's state and going rate after each of the newest max(k) + 1 blocks. */
   private readonly chain: ChainStateRing
   /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks. */
@@ -90,6 +92,16 @@ export class PromiseLearner extends PromiseLedger {
   /** Whether promise i's newest quote is the floor because the floor keeps it on the recent state. */
   private readonly floorRule: Uint8Array
   private readonly quoted: U64[]
+  /** The largest k. */
+  private readonly maxK: number
+  /** Consecutive calm blocks (requirement 0) up to the newest. */
+  private calmStreak = 0
+  /** Per promise, the newest block at which some expert quoted above the floor (−∞: none yet). */
+  private readonly lastHot: Float64Array
+  /** In a calm run (see `observe`): calm blocks are only counted, `pending` of them not yet applied. */
+  private calmRun = false
+  private pending = 0
+  private readonly calmRuns: boolean
 
   constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
     super(promises, options.floor)
@@ -124,6 +136,9 @@ export class PromiseLearner extends PromiseLedger {
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.quoted = promises.map(() => options.floor)
+    this.maxK = Math.max(1, ...this.ks)
+    this.lastHot = new Float64Array(promises.length).fill(-Infinity)
+    this.calmRuns = options.calmRuns ?? true
   }
 
   /**
@@ -131,8 +146,24 @@ export class PromiseLearner extends PromiseLedger {
    * blocks ago (experts' levels and losses, the outer offset), files the newly known k-block
    * minima under the state they were quoted in, and prices every promise for the next block.
    * Call `quote` next, then `serve` with the prices actually served.
+   *
+   * Calm run: once the chain has been calm for more than max(k) blocks and every expert of every
+   * promise quotes the floor (with every quote still in flight, and under the outer offset
+   * whichever expert is served, see `settledAtFloor`), a further calm block changes no quote:
+   * its k-block minima are 0, so every quote is a hit and every sample is the floor, which can
+   * only lower each expert's quantile, and its level only falls. Such blocks are counted in
+   * O(1) and applied together (`catchUp`, the same arithmetic block by block) before the next
+   * block that is not calm and before any read other than `quote`; the state is then exactly
+   * what applying each block at once gives.
    */
   observe(req: Requirement): void {
+    if (req === 0 && this.calmRun) {
+      this.advance(req)
+      this.pending++
+      this.calmStreak++
+      return
+    }
+    this.catchUp()
     const j = this.advance(req)
     for (let x = 0; x < this.ks.length; x++) {
       const k = this.ks[x] as number
@@ -159,6 +190,8 @@ export class PromiseLearner extends PromiseLedger {
     for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
     this.chain.push(req, j)
     for (let i = 0; i < this.promises.length; i++) this.price(i, j)
+    this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
+    this.calmRun = this.calmRuns && this.calmStreak > this.maxK && this.settledAtFloor(j)
   }
 
   /** Promise i's price for the newest block (at least the floor). O(1). */
@@ -173,18 +206,21 @@ export class PromiseLearner extends PromiseLedger {
    * 1 − q whatever the data. Misses are forgiven only while even the window's maximum missed.
    */
   calibration(i: number): { offset: number; forgiven_misses: number; forgiven_hits: number } {
+    this.catchUp()
     const forgiven = this.forgivenOf(i)
     return { offset: this.offset[i] as number, forgiven_misses: forgiven.misses, forgiven_hits: forgiven.hits }
   }
 
   /** The served level of promise i: the chosen expert's 1 − α plus the outer offset (above 1: beyond the window's maximum). */
   level(i: number): number {
+    this.catchUp()
     const e = this.chosen[i] as number
     return 1 - ((this.alpha[i] as Float64Array)[e] as number) + (this.offset[i] as number)
   }
 
   /** Samples the chosen expert of promise i reads. */
   samples(i: number): number {
+    this.catchUp()
     return this.windowOf(i, this.chosen[i] as number).length
   }
 
@@ -194,6 +230,7 @@ export class PromiseLearner extends PromiseLedger {
    * the chosen expert's samples were at the floor. No lower price exists to offer.
    */
   floorBound(i: number): boolean {
+    this.catchUp()
     if (this.floorRule[i] === 1) return true
     const e = this.chosen[i] as number
     const ex = this.experts[e] as Expert
@@ -212,6 +249,7 @@ export class PromiseLearner extends PromiseLedger {
    * at worst (a binary search over the order statistics).
    */
   probabilityOf(i: number, price: U64): number | null {
+    this.catchUp()
     const e = this.chosen[i] as number
     const w = this.windowOf(i, e)
     const n = w.length
@@ -235,6 +273,7 @@ export class PromiseLearner extends PromiseLedger {
    * quantile at the served level moved by q′ − q (the floor rule applies only at q′ ≤ q).
    */
   priceAt(i: number, q: number): U64 {
+    this.catchUp()
     const own = (this.promises[i] as TierPromise).q
     if (this.floorRule[i] === 1 && q <= own) return this.floor
     return this.expertPrice(i, this.chosen[i] as number, this.level(i) + q - own)
@@ -242,6 +281,7 @@ export class PromiseLearner extends PromiseLedger {
 
   /** Which expert and state drove promise i's quote. */
   explain(i: number): PromiseExplain {
+    this.catchUp()
     const e = this.experts[this.chosen[i] as number] as Expert
     return {
       expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned, scaled: e.scaled },
@@ -254,8 +294,18 @@ export class PromiseLearner extends PromiseLedger {
     }
   }
 
+  /** Outcomes observed so far for promise i. */
+  override coverage(i: number): Coverage {
+    this.catchUp()
+    return super.coverage(i)
+  }
+
   /** Forgets everything. */
   clear(): void {
+    this.calmRun = false
+    this.pending = 0
+    this.calmStreak = 0
+    this.lastHot.fill(-Infinity)
     for (const ws of this.marginal) for (const w of ws) w.clear()
     for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
     for (const w of this.scaledWindows) w.clear()
@@ -325,10 +375,12 @@ export class PromiseLearner extends PromiseLedger {
     const scaled = this.scaledWindows[x] as OrderStatisticWindow
     let best = 0
     let bestScaled = -1
+    let hot = false
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
       if (kinds[e] === SCALED) {
         quotes[e] = scaledQuantile(scaled, 1 - (alpha[e] as number), this.chain.going, marginal[wi] as OrderStatisticWindow, this.floor)
+        if (quotes[e] !== this.floor) hot = true
         if (bestScaled < 0 || (loss[e] as number) < (loss[bestScaled] as number)) bestScaled = e
         continue
       }
@@ -341,14 +393,106 @@ export class PromiseLearner extends PromiseLedger {
       const n = w.length
       const need = n === 0 ? 0 : Math.ceil((1 - (alpha[e] as number)) * n - 1e-9)
       quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
+      if (quotes[e] !== this.floor) hot = true
       if ((loss[e] as number) < (loss[best] as number)) best = e
     }
     if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * (loss[best] as number)) best = bestScaled
+    if (hot) this.lastHot[i] = j
     this.chosen[i] = best
     const d = this.offset[i] as number
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
     this.floorRule[i] = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate ? 1 : 0
     this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
+  }
+
+  /**
+   * Whether further calm blocks after block j (calm, the chain calm for more than max(k) blocks,
+   * so every sample they file is the floor, under the calm state and today's going rate) leave
+   * every quote of every promise at the floor: for each promise, the quote served is the floor;
+   * every expert quoted the floor at every block whose quote is still to be settled (so each of
+   * those settles as a hit that adds no loss); the scaled expert's floor comes from its ratios
+   * and so does that of a calm sample (a price ≤ the floor at today's going rate); and the served
+   * price stays the floor whichever expert is chosen, because the floor rule holds, or the outer
+   * offset is ≤ 0, or every expert quotes the floor at its level plus the offset. Each of these
+   * persists through calm blocks: floor samples only lower a quantile, and the levels, the
+   * offset and the floor rule's test only move towards the floor.
+   */
+  private settledAtFloor(j: number): boolean {
+    const floor = this.floor
+    const f = Number(floor)
+    if (Math.ceil((f / this.chain.going) * this.chain.going - 1e-9) > f) return false
+    for (let i = 0; i < this.promises.length; i++) {
+      const k = (this.promises[i] as TierPromise).k
+      if (this.quoted[i] !== floor || (this.lastHot[i] as number) > j - k) return false
+      const alpha = this.alpha[i] as Float64Array
+      const d = this.offset[i] as number
+      const offsetSafe = this.floorRule[i] === 1 || d <= 0
+      for (let e = 0; e < alpha.length; e++) {
+        const own = 1 - (alpha[e] as number)
+        if (this.expertKind[e] === SCALED && !this.holdsFloor(i, e, own)) return false
+        if (!offsetSafe && !this.holdsFloor(i, e, own + d)) return false
+      }
+    }
+    return true
+  }
+
+  /** Expert e of promise i quotes the floor at `level`; a scaled expert from its ratios (not the unscaled fallback). */
+  private holdsFloor(i: number, e: number, level: number): boolean {
+    const f = Number(this.floor)
+    if (this.expertKind[e] !== SCALED) return Number(windowQuantile(this.windowOf(i, e), level, this.floor)) <= f
+    const ratios = this.scaledWindows[this.kIndex[i] as number] as OrderStatisticWindow
+    const n = ratios.length
+    const need = n === 0 ? 0 : Math.ceil(level * n - 1e-9)
+    if (need <= 0) return true
+    return Math.ceil((ratios.valueAt((need < n ? need : n) - 1) as number) * this.chain.going - 1e-9) <= f
+  }
+
+  /**
+   * Applies the calm blocks counted since the run's last applied block, as `observe` would have
+   * one by one: each k's floor samples filed (marginal, calm state, scaled at today's going
+   * rate), every promise's hits settled (levels, losses, outer offset, counts), in-flight quotes
+   * the floor, and the newest block priced. The chain state ring needs nothing: it already holds
+   * calm blocks at today's going rate for every slot the run would write.
+   */
+  private catchUp(): void {
+    const n = this.pending
+    if (n === 0) return
+    this.pending = 0
+    const jEnd = this.blocks - 1
+    const first = jEnd - n + 1
+    const floor = this.floor
+    const ratio = Number(floor) / this.chain.going
+    for (let x = 0; x < this.ks.length; x++) {
+      const k = this.ks[x] as number
+      const seq = this.condSeq[x * STATES + CALM] as number
+      this.condSeq[x * STATES + CALM] = seq + n
+      const marginal = this.marginal[x] as MultisetWindow[]
+      const calm = (this.conditional[x] as MultisetWindow[][])[CALM] as MultisetWindow[]
+      for (let w = 0; w < this.windows.length; w++) {
+        ;(marginal[w] as MultisetWindow).pushRepeat(floor, first, n, true)
+        ;(calm[w] as MultisetWindow).pushRepeat(floor, seq + 1, n, true)
+      }
+      ;(this.scaledWindows[x] as MultisetWindow).pushRepeat(ratio, first, n, true)
+      this.minAt[x] = this.reqs.min(k)
+      this.cutAt[x] = Number(cutoffPrice(this.minAt[x] as Requirement, floor))
+    }
+    const λ = this.discount
+    for (let i = 0; i < this.promises.length; i++) {
+      const { k, q } = this.promises[i] as TierPromise
+      const alpha = this.alpha[i] as Float64Array
+      const loss = this.loss[i] as Float64Array
+      for (let e = 0; e < alpha.length; e++) {
+        alpha[e] = replayLevel(alpha[e] as number, this.expertRate[e] as number, k, q, n)
+        loss[e] = replayLoss(loss[e] as number, λ, n)
+      }
+      const limit = this.offsetLimit(k)
+      const step = this.outerRate * (0 - (1 - q))
+      let d = this.offset[i] as number
+      for (let s = 0; s < n; s++) d = this.settleOutcome(i, true, d, step, -limit, limit, this.outerRate, true)
+      this.offset[i] = d
+      for (const row of this.expertQuotes[i] as U64[][]) row.fill(floor)
+      this.price(i, jEnd)
+    }
   }
 
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */

@@ -12,6 +12,12 @@ export interface PromiseLearnerOptions {
   outerRate?: number | undefined
   /** Per-block discount of the experts' pinball losses (nearer 1: longer memory of who was right). */
   discount?: number | undefined
+  /**
+   * Count calm blocks that change no quote and apply them together when next needed (default
+   * true; see `PromiseLearner.observe`). `false` applies every block as it comes: the same
+   * answers, for tests that hold the two equal.
+   */
+  calmRuns?: boolean | undefined
 }
 
 /**
