@@ -2,24 +2,15 @@ import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
 import type { MultisetWindow } from '../multiset-window.js'
-import { createWindow, type OrderStatisticWindow } from '../window.js'
-import { CALM, ChainStateRing } from './chain-state.js'
+import type { OrderStatisticWindow } from '../window.js'
+import { CALM } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
-import { FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
-import { PromiseLedger, type Coverage } from './promise-ledger.js'
-import { scaledQuantile, windowQuantile } from './window-quantile.js'
+import { ExpertEnsemble, SCALED } from './expert-ensemble.js'
+import type { Coverage } from './promise-ledger.js'
+import { windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
 
 export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type PromiseLearnerOptions }
-
-/**
- * A scaled expert is served only when its discounted pinball loss is at least this share below
- * the best unscaled expert's. Dividing by a going rate read off a few blocks adds that rate's
- * noise: on a stationary chain it wins the loss comparison by chance for stretches and then pays
- * more for the same coverage, while on a market whose level moves the scaled experts' lead is
- * far larger than this margin.
- */
-const SCALED_MARGIN = 0.1
 
 /**
  * Prices a set of promises "included within k blocks with probability at least q" at the
@@ -56,88 +47,16 @@ const SCALED_MARGIN = 0.1
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
  * windows and O(promises · experts) for the updates.
  */
-/** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
-const MARGINAL = 0
-const CONDITIONED = 1
-const SCALED = 2
-
-export class PromiseLearner extends PromiseLedger {
-  readonly windows: readonly number[]
-  readonly learningRates: readonly number[]
-  readonly outerRate: number
-  readonly discount: number
-  private readonly maxRate: number
-  private readonly experts: readonly Expert[]
-  /** marginal[x][w], conditional[x][state][w]. */
-  private readonly marginal: MultisetWindow[][]
-  private readonly conditional: MultisetWindow[][][]
-  private readonly condSeq: Int32Array
-  /** Per distinct k, the newest k-block minimum requirement and its cutoff price (set by `observe` before the settlements read them). */
-  private readonly minAt: Requirement[]
-  private readonly cutAt: Float64Array
-  /** The experts' grid as flat arrays (the hot loops read these, not the objects). */
-  private readonly expertRate: Float64Array
-  private readonly expertWindow: Int32Array
-  private readonly expertKind: Uint8Array
-  /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
-  private readonly scaledWindows: MultisetWindow[]
-  /** The chain's state and going rate after each of the newest max(k) + 1 blocks. */
-  private readonly chain: ChainStateRing
-  /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks. */
-  private readonly alpha: Float64Array[]
-  private readonly loss: Float64Array[]
-  private readonly expertQuotes: U64[][][]
-  private readonly offset: Float64Array
-  private readonly chosen: Int32Array
-  /** Whether promise i's newest quote is the floor because the floor keeps it on the recent state. */
-  private readonly floorRule: Uint8Array
-  private readonly quoted: U64[]
-  /** The largest k. */
-  private readonly maxK: number
+export class PromiseLearner extends ExpertEnsemble {
   /** Consecutive calm blocks (requirement 0) up to the newest. */
   private calmStreak = 0
-  /** Per promise, the newest block at which some expert quoted above the floor (−∞: none yet). */
-  private readonly lastHot: Float64Array
   /** In a calm run (see `observe`): calm blocks are only counted, `pending` of them not yet applied. */
   private calmRun = false
   private pending = 0
   private readonly calmRuns: boolean
 
   constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
-    super(promises, options.floor)
-    this.windows = Object.freeze([...(options.windows ?? PROMISE_LEARNER_DEFAULTS.windows)])
-    this.learningRates = Object.freeze([...(options.learningRates ?? PROMISE_LEARNER_DEFAULTS.learningRates)])
-    this.outerRate = options.outerRate ?? PROMISE_LEARNER_DEFAULTS.outerRate
-    this.discount = options.discount ?? PROMISE_LEARNER_DEFAULTS.discount
-    this.maxRate = Math.max(...this.learningRates)
-    const experts: Expert[] = []
-    const slowest = Math.min(...this.learningRates)
-    const largest = this.windows.length - 1
-    // the largest window's conditioned experts and the scaled ones move at the slowest rate only: a long memory read
-    // at a fast-moving level adds a noisy contender to the loss comparison and little price
-    for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) if (!conditioned || w < largest || γ === slowest) experts.push({ w, γ, conditioned, scaled: false })
-    // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
-    experts.push({ w: largest, γ: slowest, conditioned: false, scaled: true })
-    this.experts = Object.freeze(experts)
-    this.chain = new ChainStateRing(options.floor, Math.max(1, ...this.ks) + 1)
-    this.marginal = this.ks.map(() => this.windows.map((w) => createWindow(w)))
-    this.conditional = this.ks.map(() => Array.from({ length: STATES }, () => this.windows.map((w) => createWindow(w))))
-    this.condSeq = new Int32Array(this.ks.length * STATES)
-    this.minAt = this.ks.map(() => 0)
-    this.cutAt = new Float64Array(this.ks.length)
-    this.expertRate = Float64Array.from(experts, (e) => e.γ)
-    this.expertWindow = Int32Array.from(experts, (e) => e.w)
-    this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
-    this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
-    this.alpha = promises.map((p) => new Float64Array(experts.length).fill(1 - p.q))
-    this.loss = promises.map(() => new Float64Array(experts.length))
-    this.expertQuotes = promises.map((p) => Array.from({ length: p.k + 1 }, () => new Array<U64>(experts.length).fill(options.floor)))
-    this.offset = new Float64Array(promises.length)
-    this.chosen = new Int32Array(promises.length)
-    this.floorRule = new Uint8Array(promises.length)
-    this.quoted = promises.map(() => options.floor)
-    this.maxK = Math.max(1, ...this.ks)
-    this.lastHot = new Float64Array(promises.length).fill(-Infinity)
+    super(promises, options)
     this.calmRuns = options.calmRuns ?? true
   }
 
@@ -305,105 +224,9 @@ export class PromiseLearner extends PromiseLedger {
     this.calmRun = false
     this.pending = 0
     this.calmStreak = 0
-    this.lastHot.fill(-Infinity)
-    for (const ws of this.marginal) for (const w of ws) w.clear()
-    for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
-    for (const w of this.scaledWindows) w.clear()
-    this.chain.clear()
-    this.condSeq.fill(0)
-    this.promises.forEach((p, i) => {
-      ;(this.alpha[i] as Float64Array).fill(1 - p.q)
-      ;(this.loss[i] as Float64Array).fill(0)
-      for (const row of this.expertQuotes[i] as U64[][]) row.fill(this.floor)
-      this.quoted[i] = this.floor
-    })
-    this.offset.fill(0)
-    this.chosen.fill(0)
-    this.floorRule.fill(0)
-    this.clearLedger()
+    this.clearEnsemble()
   }
 
-  /** The window expert e of promise i reads now (its state's, when conditioned and not empty). */
-  private windowOf(i: number, e: number): OrderStatisticWindow {
-    const x = this.kIndex[i] as number
-    const ex = this.experts[e] as Expert
-    const marginal = (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
-    if (ex.scaled) return this.scaledWindows[x] as OrderStatisticWindow
-    if (!ex.conditioned) return marginal
-    const w = ((this.conditional[x] as OrderStatisticWindow[][])[this.chain.state] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow
-    return w.length === 0 ? marginal : w
-  }
-
-  private settle(i: number, j: number): void {
-    const { k, q } = this.promises[i] as TierPromise
-    const t = j - k
-    if (t < 0) return
-    const x = this.kIndex[i] as number
-    const m = this.minAt[x] as Requirement
-    const v = this.cutAt[x] as number
-    const alpha = this.alpha[i] as Float64Array
-    const loss = this.loss[i] as Float64Array
-    const quotes = (this.expertQuotes[i] as U64[][])[t % (k + 1)] as U64[]
-    const λ = this.discount
-    const rates = this.expertRate
-    for (let e = 0; e < rates.length; e++) {
-      const p = quotes[e] as U64
-      const miss = p >= m ? 0 : 1
-      const γ = rates[e] as number
-      const slack = γ * (k + 1)
-      alpha[e] = Math.min(1 + slack, Math.max(-slack, (alpha[e] as number) + γ * (1 - q - miss)))
-      const d = v - Number(p)
-      loss[e] = λ * (loss[e] as number) + (d > 0 ? q * d : (q - 1) * d)
-    }
-    const covered = this.servedAt(i, t) >= m
-    const limit = this.offsetLimit(k)
-    const step = this.outerRate * ((covered ? 0 : 1) - (1 - q))
-    // a miss moves d up; the clamp at +limit forgives misses, at −limit hits
-    this.offset[i] = this.settleOutcome(i, covered, this.offset[i] as number, step, -limit, limit, this.outerRate, true)
-  }
-
-  private price(i: number, j: number): void {
-    const k = (this.promises[i] as TierPromise).k
-    const alpha = this.alpha[i] as Float64Array
-    const loss = this.loss[i] as Float64Array
-    const quotes = (this.expertQuotes[i] as U64[][])[j % (k + 1)] as U64[]
-    const x = this.kIndex[i] as number
-    const marginal = this.marginal[x] as OrderStatisticWindow[]
-    const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.chain.state] as OrderStatisticWindow[]
-    const windows = this.expertWindow
-    const kinds = this.expertKind
-    const scaled = this.scaledWindows[x] as OrderStatisticWindow
-    let best = 0
-    let bestScaled = -1
-    let hot = false
-    for (let e = 0; e < windows.length; e++) {
-      const wi = windows[e] as number
-      if (kinds[e] === SCALED) {
-        quotes[e] = scaledQuantile(scaled, 1 - (alpha[e] as number), this.chain.going, marginal[wi] as OrderStatisticWindow, this.floor)
-        if (quotes[e] !== this.floor) hot = true
-        if (bestScaled < 0 || (loss[e] as number) < (loss[bestScaled] as number)) bestScaled = e
-        continue
-      }
-      let w = marginal[wi] as OrderStatisticWindow
-      if (kinds[e] === CONDITIONED) {
-        const c = conditional[wi] as OrderStatisticWindow
-        if (c.length > 0) w = c
-      }
-      // the quantile at level 1 − α (see `windowQuantile`), inlined: this loop is the learner's hot path
-      const n = w.length
-      const need = n === 0 ? 0 : Math.ceil((1 - (alpha[e] as number)) * n - 1e-9)
-      quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
-      if (quotes[e] !== this.floor) hot = true
-      if ((loss[e] as number) < (loss[best] as number)) best = e
-    }
-    if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * (loss[best] as number)) best = bestScaled
-    if (hot) this.lastHot[i] = j
-    this.chosen[i] = best
-    const d = this.offset[i] as number
-    // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
-    this.floorRule[i] = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate ? 1 : 0
-    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
-  }
 
   /**
    * Whether further calm blocks after block j (calm, the chain calm for more than max(k) blocks,
@@ -493,28 +316,5 @@ export class PromiseLearner extends PromiseLedger {
       for (const row of this.expertQuotes[i] as U64[][]) row.fill(floor)
       this.price(i, jEnd)
     }
-  }
-
-  /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */
-  private floorKeeps(i: number): boolean {
-    const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
-    return floorKeeps(w, (this.promises[i] as TierPromise).q)
-  }
-
-  /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */
-  private expertPrice(i: number, e: number, level: number): U64 {
-    const x = this.kIndex[i] as number
-    const ex = this.experts[e] as Expert
-    if (!ex.scaled) return windowQuantile(this.windowOf(i, e), level, this.floor)
-    return scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, level, this.chain.going, (this.marginal[x] as OrderStatisticWindow[])[ex.w] as OrderStatisticWindow, this.floor)
-  }
-
-  /**
-   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1). At +limit the served level
-   * is at least 1 + γ_o(k + 1) for the k + 1 quotes still in flight (the window's maximum), at
-   * −limit at most −γ_o(k + 1) (the floor), so clamping changes no quote.
-   */
-  offsetLimit(k: number): number {
-    return 1 + (this.maxRate + this.outerRate) * (k + 1)
   }
 }
