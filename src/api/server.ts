@@ -241,7 +241,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     // Fastify leaves a factory-made server's timeouts alone. Node checks request timeouts only
     // every `connectionsCheckingInterval` (30 s by default), so it is tied to the timeout.
     serverFactory: (handler) => {
-      gate = new ConnectionGate(handler, maxInFlight, maxWaiting, () => metrics?.connectionsClosed.inc({ reason: 'pipelining' }))
+      gate = new ConnectionGate(handler, maxInFlight, maxWaiting, () => metrics?.countConnectionClosed())
       const server = createHttpServer(
         {
           requestTimeout: requestTimeoutMs,
@@ -281,8 +281,8 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     ? new GasStream(feed, {
         ...streamOptions,
         sync,
-        onDrop: () => metrics?.streamDropped.inc(),
-        onEvent: (events) => metrics?.streamEvents.inc(events),
+        onDrop: () => metrics?.countStreamDrop(),
+        onEvent: (events) => metrics?.countStreamEvents(events),
       })
     : undefined
   metrics = new ServerMetrics({ feed, readiness: options.readiness }, { streamClients: () => stream?.size ?? 0, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
