@@ -172,6 +172,18 @@ export interface ReadApiServer {
 }
 
 /**
+ * The compilers of every route schema. Route schemas document and drive parsing (`params.ts`);
+ * handlers send their bodies already written, so anything else a route returns is
+ * `JSON.stringify`'d. Given to Fastify as its compilers' factories so that it never loads its
+ * defaults (Ajv and fast-json-stringify, a sixth of a cold start's module loading), which no
+ * route would use. Fastify types the factories by those libraries' signatures, hence the cast.
+ */
+const compilersFactory = {
+  buildValidator: () => compileParamParser,
+  buildSerializer: () => () => (data: unknown) => JSON.stringify(data),
+} as unknown as NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
+
+/**
  * Creates the Chain Ledger Read API server (Fastify 5): account transactions, transaction by
  * version, gas price estimate, ledger info, block by height, the calibrated estimate and fee
  * history (`/gas/*`) and the OpenAPI document, under `/v1`. Feeds both estimators (Aptos and
@@ -229,7 +241,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     // Fastify leaves a factory-made server's timeouts alone. Node checks request timeouts only
     // every `connectionsCheckingInterval` (30 s by default), so it is tied to the timeout.
     serverFactory: (handler) => {
-      gate = new ConnectionGate(handler, maxInFlight, maxWaiting, () => metrics?.connectionsClosed.inc({ reason: 'pipelining' }))
+      gate = new ConnectionGate(handler, maxInFlight, maxWaiting, () => metrics?.countConnectionClosed())
       const server = createHttpServer(
         {
           requestTimeout: requestTimeoutMs,
@@ -254,6 +266,7 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     // Requests that reach a closing server are still answered (in the spec's format), not 503'd raw.
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => void sendError(error, request, reply),
+    schemaController: { compilersFactory },
   })
   // The feed publishes the estimates of each of a catch-up's newest blocks: the stream's history and the live page's tier chart.
   const depth = STREAM_HISTORY
@@ -268,8 +281,8 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     ? new GasStream(feed, {
         ...streamOptions,
         sync,
-        onDrop: () => metrics?.streamDropped.inc(),
-        onEvent: (events) => metrics?.streamEvents.inc(events),
+        onDrop: () => metrics?.countStreamDrop(),
+        onEvent: (events) => metrics?.countStreamEvents(events),
       })
     : undefined
   metrics = new ServerMetrics({ feed, readiness: options.readiness }, { streamClients: () => stream?.size ?? 0, waitingRequests: () => connections.waiting, pausedConnections: () => connections.paused })
@@ -306,9 +319,6 @@ export async function createServer(options: ServerOptions): Promise<ReadApiServe
     reply.code(answer.status).header('content-type', JSON_TYPE).send(JSON.stringify(answer.body))
   }
 
-  // Route schemas document and drive parsing (params.ts); bodies are serialized by the handlers.
-  fastify.setValidatorCompiler(compileParamParser)
-  fastify.setSerializerCompiler(() => (data) => JSON.stringify(data))
   fastify.setErrorHandler((error: FastifyError, request, reply) => sendError(error, request, reply))
   fastify.setNotFoundHandler((request, reply) => {
     const tooLong = urls.rejection(request.raw)

@@ -35,6 +35,22 @@ export function requirePeer<T>(pkg: string, feature: string): T {
 }
 
 /**
+ * Checks that the CommonJS optional peer `pkg` is installed without loading it (a resolution:
+ * a few file lookups), for a feature that loads it later, on first use (`requirePeer`).
+ *
+ * @throws MissingDependencyError when `pkg` is not installed (any other failure is rethrown).
+ */
+export function resolvePeer(pkg: string, feature: string): void {
+  try {
+    requireFromHere.resolve(pkg)
+  } catch (error) {
+    const name = missingPackage(error)
+    if (name === pkg) throw new MissingDependencyError(pkg, feature, { cause: error })
+    throw error
+  }
+}
+
+/**
  * The package a failed `require` or `import` could not find, or null when it failed otherwise
  * (a package that is installed but broken is not reported as missing).
  *

@@ -72,6 +72,31 @@ describe('GET /metrics (Prometheus text)', () => {
     expect(text).toContain('process_resident_memory_bytes')
   })
 
+  it('counts made before the first scrape (prom-client loads on first use) are in it, and later ones add to them', async () => {
+    const server = await serverOf(blocks)
+    server.metrics.countStreamDrop()
+    server.metrics.countStreamEvents(3)
+    server.metrics.countConnectionClosed()
+    const scrape = async () => (await server.fastify.inject({ method: 'GET', url: '/metrics' })).body
+    let text = await scrape()
+    expect(lines(text, 'ledger_gas_stream_dropped_total ')).toEqual(['ledger_gas_stream_dropped_total 1'])
+    expect(lines(text, 'ledger_gas_stream_events_total ')).toEqual(['ledger_gas_stream_events_total 3'])
+    expect(lines(text, 'ledger_gas_http_connections_closed_total')).toEqual(['ledger_gas_http_connections_closed_total{reason="pipelining"} 1'])
+    server.metrics.countStreamEvents(2)
+    server.metrics.countConnectionClosed()
+    text = await scrape()
+    expect(lines(text, 'ledger_gas_stream_events_total ')).toEqual(['ledger_gas_stream_events_total 5'])
+    expect(lines(text, 'ledger_gas_http_connections_closed_total')).toEqual(['ledger_gas_http_connections_closed_total{reason="pipelining"} 2'])
+  })
+
+  it('a counter never counted shows no labelled series, as before any scrape', async () => {
+    const server = await serverOf(blocks)
+    const text = (await server.fastify.inject({ method: 'GET', url: '/metrics' })).body
+    expect(text).toContain('# TYPE ledger_gas_http_connections_closed_total counter')
+    expect(lines(text, 'ledger_gas_http_connections_closed_total')).toEqual([])
+    expect(lines(text, 'ledger_gas_stream_dropped_total ')).toEqual(['ledger_gas_stream_dropped_total 0'])
+  })
+
   it('two servers in one process count separately (a Registry each)', async () => {
     const a = await serverOf(blocks)
     const b = await serverOf(blocks)

@@ -6,6 +6,7 @@ import { Readiness } from '../../api/plumbing/readiness.js'
 import { createServer, DEFAULT_STALE_AFTER_SECS } from '../../api/server.js'
 import { DEFAULT_STORE_TIMEOUT_MS } from '../../api/plumbing/store-guard.js'
 import { MemoryStore } from '../../ledger/memory-store.js'
+import { resolvePeer } from '../../ledger/optional-peer.js'
 import type { LedgerStore } from '../../ledger/store/store.js'
 import { choiceFlag, envName, intFlag, parseFlags, withEnv } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
@@ -127,6 +128,8 @@ export const run: Command = async (args, io) => {
     io.stdout.write(HELP)
     return 0
   }
+  // The server loads prom-client on its first scrape: a missing one is still refused before the ledger is loaded, as the other peers are.
+  resolvePeer('prom-client', 'the serve command')
   const { flags, origin } = withEnv(parsed, Object.keys(FLAGS) as (keyof typeof FLAGS)[], process.env)
   /** A flag's check, its message naming the environment variable when the value came from there. */
   const checked = <T>(flag: keyof typeof FLAGS, read: () => T): T => {
