@@ -180,7 +180,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
       }
       if (pending.length === 0) firstPendingAt = performance.now()
       pending.push({ block, line })
-      pendingTxns += checked.transactions.length
+      pendingTxns += block.transactionJson.length
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {

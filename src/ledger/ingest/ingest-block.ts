@@ -8,7 +8,9 @@ import type { BlockJson } from '../store/types.js'
 
 /**
  * One line of a chain file as bulk ingest hands it to a store: checked on its own with
- * `maxTransactions`, each transaction's JSON as `JSON.stringify` writes it. The block scanner
+ * `maxTransactions`, each transaction's JSON as `JSON.stringify` writes it. The checked block's
+ * `transactions` are left empty (`IngestBlock`): a batch holds thousands of blocks until it
+ * commits, and the parsed transactions it would keep are only garbage the collector copies. The block scanner
  * reads the line without building it, and a transaction whose bytes in the line are already
  * that JSON (`isCanonicalJson`, the node's own output) is kept as those bytes; otherwise, and
  * for anything the scanner leaves to the full parser, the line is parsed. Values and errors are
@@ -35,11 +37,11 @@ export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, max
         const end = txnEnds[i] as number
         transactionJson[i] = isCanonicalJson(bytes, start, end, scanner.reader) ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
       }
-      return { checked, transactionJson }
+      return { checked: { ...checked, transactions: [] }, transactionJson }
     }
   }
   const checked = parseJsonLine(file, line, bytes.toString('utf8'), (json) => checkBlock(json, maxTransactions))
-  return { checked, transactionJson: checked.transactions.map((t) => Buffer.from(JSON.stringify(t), 'utf8')) }
+  return { checked: { ...checked, transactions: [] }, transactionJson: checked.transactions.map((t) => Buffer.from(JSON.stringify(t), 'utf8')) }
 }
 
 /**
