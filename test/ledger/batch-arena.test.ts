@@ -27,6 +27,15 @@ describe('BatchArena', () => {
     expect(textsOf(held)).toEqual(['{"a":1}', '{"b":"x"}'])
   })
 
+  it('copies transactions that lie in one buffer with bytes between them, out of order, or overlapping, each exactly', () => {
+    const arena = new BatchArena()
+    const line = Buffer.from('[{"a":1},{"b":2},{"c":3}]', 'utf8')
+    const [a, b, c] = [line.subarray(1, 8), line.subarray(9, 16), line.subarray(17, 24)]
+    const spans = [[a, b, c], [c, a], [a, a], [b, Buffer.from('{"d":4}'), c]].map((transactionJson) => arena.hold({ checked: {} as IngestBlock['checked'], transactionJson }))
+    line.fill(0x20)
+    expect(spans.map(textsOf)).toEqual([['{"a":1}', '{"b":2}', '{"c":3}'], ['{"c":3}', '{"a":1}'], ['{"a":1}', '{"a":1}'], ['{"b":2}', '{"d":4}', '{"c":3}']])
+  })
+
   it('keeps every block held since the last reset intact, across slabs and for a block larger than a slab', () => {
     const arena = new BatchArena()
     const big = 'x'.repeat(5 << 20)
