@@ -1,8 +1,9 @@
 import { checkBlock, type CheckedBlock } from '../store/append-rules.js'
 import { isCanonicalJson } from '../read/canonical-json.js'
 import { parseJsonLine } from '../read/json-lines.js'
-import { readLineBytes, type LineOptions } from '../read/lines.js'
+import { readLineBytes, regularFileSize, type LineOptions } from '../read/lines.js'
 import { BlockScanner } from '../read/block-scanner.js'
+import { fileChunks } from './file-chunks.js'
 import type { IngestBlock } from '../store/store.js'
 import type { BlockJson } from '../store/types.js'
 
@@ -76,15 +77,17 @@ export function blockOfIngest(b: IngestBlock): BlockJson {
 
 /**
  * The lines of `source` as ingest blocks (`ingestBlockOfLine`), read on the calling thread and
- * named `options.file` in messages.
+ * named `options.file` in messages. A block's `transactionJson` may be views of the read
+ * buffer, valid only until the next block is asked for: the caller copies what it keeps
+ * (`BatchArena`). A regular file is read into reused buffers (`fileChunks`).
  */
 export async function* ingestBlocksInThread(source: string, options: Pick<LineOptions, 'stdin' | 'maxLineBytes'> & { file: string; maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
   const { file, maxTransactions } = options
   const scanner = new BlockScanner()
-  // An ingest block keeps views of its line's bytes until its batch is written, past the next
-  // line: that holds because a path and standard input are read as streams that hand out a
-  // fresh buffer per chunk (a source refilling one buffer would need a copy here).
-  for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
+  // Anything but a regular file (standard input, a pipe, a path that cannot be read) goes as it
+  // is, so its errors are reported as for every other reader.
+  const input = (await regularFileSize(source)) >= 0 ? fileChunks(source) : source
+  for await (const { number: line, bytes } of readLineBytes(input, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
     yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions, scanner) }
   }
 }
