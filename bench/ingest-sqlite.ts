@@ -52,7 +52,7 @@ const note = `bare parse ${spread(runs.parse).median.toFixed(2)} s + bare insert
 const rows: Row[] = []
 {
   const b = [baseline('bare parse + bare insert of the same rows', limit, runs.default), baseline('bare insert alone', runs.insert, runs.default)]
-  const before = '4.11 s vs parse + insert 3.17 s: 1.36x, read on a worker thread by default then; read in place (--threads 0) 4.67 s: 1.54x (1.9x at the audit, --threads 1 then 1.26x)'
+  const before = 'last round (read in place, load 1.7-3.0): 5.49 s vs parse + insert 3.42 s: 1.50x (1.40-1.64); 1.36x with the read worker since removed, 1.9x at the audit'
   rows.push({ case: `${name}, default`, metric: 'wall s', project: { name: 'ledger-gas ingest', spread: spread(runs.default) }, baselines: b, target: target(1.3, b), note, before })
 }
 rmSync(db('default'), { force: true })

@@ -1,5 +1,6 @@
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
+import { BatchArena } from './ingest/batch-arena.js'
 import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
 import { sourceName } from './read/lines.js'
 import type { LoadOptions } from './read/load.js'
@@ -85,6 +86,10 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   // failure held until the next `flush` or `settle`, which keeps batches in order and stops at
   // the first refused one.
   let committing: Promise<void> | undefined
+  // A pending batch's transaction bytes, copied out of the read chunks (`BatchArena`): one arena
+  // fills while the other's batch commits.
+  let filling = new BatchArena()
+  let sent = new BatchArena()
   let commitFailed = false
   const commit = async (batch: Pending[]) => {
     const blocks = batch.map((p) => p.block)
@@ -112,6 +117,11 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     committing = commit(batch)
     // Handled here, awaited (and thrown) by the next settle.
     committing.catch(() => {})
+    // The batch just sent keeps its bytes in its arena until its commit settles, which the next
+    // flush awaits before sending another; the next batch fills the other arena, whose batch
+    // settled at the top of this flush.
+    ;[filling, sent] = [sent, filling]
+    filling.reset()
   }
 
   // Every skipped line is compared with the stored block; a store that offers `blockHeaders`
@@ -179,8 +189,8 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
         continue
       }
       if (pending.length === 0) firstPendingAt = performance.now()
-      pending.push({ block, line })
-      pendingTxns += checked.transactions.length
+      pending.push({ block: filling.hold(block), line })
+      pendingTxns += block.transactionJson.length
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {

@@ -1,14 +1,17 @@
 import { checkBlock, type CheckedBlock } from '../store/append-rules.js'
 import { isCanonicalJson } from '../read/canonical-json.js'
 import { parseJsonLine } from '../read/json-lines.js'
-import { readLineBytes, type LineOptions } from '../read/lines.js'
+import { readLineBytes, regularFileSize, type LineOptions } from '../read/lines.js'
 import { BlockScanner } from '../read/block-scanner.js'
+import { fileChunks } from './file-chunks.js'
 import type { IngestBlock } from '../store/store.js'
 import type { BlockJson } from '../store/types.js'
 
 /**
  * One line of a chain file as bulk ingest hands it to a store: checked on its own with
- * `maxTransactions`, each transaction's JSON as `JSON.stringify` writes it. The block scanner
+ * `maxTransactions`, each transaction's JSON as `JSON.stringify` writes it. The checked block's
+ * `transactions` are left empty (`IngestBlock`): a batch holds thousands of blocks until it
+ * commits, and the parsed transactions it would keep are only garbage the collector copies. The block scanner
  * reads the line without building it, and a transaction whose bytes in the line are already
  * that JSON (`isCanonicalJson`, the node's own output) is kept as those bytes; otherwise, and
  * for anything the scanner leaves to the full parser, the line is parsed. Values and errors are
@@ -35,11 +38,11 @@ export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, max
         const end = txnEnds[i] as number
         transactionJson[i] = isCanonicalJson(bytes, start, end, scanner.reader) ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
       }
-      return { checked, transactionJson }
+      return { checked: { ...checked, transactions: [] }, transactionJson }
     }
   }
   const checked = parseJsonLine(file, line, bytes.toString('utf8'), (json) => checkBlock(json, maxTransactions))
-  return { checked, transactionJson: checked.transactions.map((t) => Buffer.from(JSON.stringify(t), 'utf8')) }
+  return { checked: { ...checked, transactions: [] }, transactionJson: checked.transactions.map((t) => Buffer.from(JSON.stringify(t), 'utf8')) }
 }
 
 /**
@@ -74,15 +77,17 @@ export function blockOfIngest(b: IngestBlock): BlockJson {
 
 /**
  * The lines of `source` as ingest blocks (`ingestBlockOfLine`), read on the calling thread and
- * named `options.file` in messages.
+ * named `options.file` in messages. A block's `transactionJson` may be views of the read
+ * buffer, valid only until the next block is asked for: the caller copies what it keeps
+ * (`BatchArena`). A regular file is read into reused buffers (`fileChunks`).
  */
 export async function* ingestBlocksInThread(source: string, options: Pick<LineOptions, 'stdin' | 'maxLineBytes'> & { file: string; maxTransactions: number }): AsyncGenerator<{ line: number; block: IngestBlock }> {
   const { file, maxTransactions } = options
   const scanner = new BlockScanner()
-  // An ingest block keeps views of its line's bytes until its batch is written, past the next
-  // line: that holds because a path and standard input are read as streams that hand out a
-  // fresh buffer per chunk (a source refilling one buffer would need a copy here).
-  for await (const { number: line, bytes } of readLineBytes(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
+  // Anything but a regular file (standard input, a pipe, a path that cannot be read) goes as it
+  // is, so its errors are reported as for every other reader.
+  const input = (await regularFileSize(source)) >= 0 ? fileChunks(source) : source
+  for await (const { number: line, bytes } of readLineBytes(input, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })) {
     yield { line, block: ingestBlockOfLine(file, line, bytes, maxTransactions, scanner) }
   }
 }

@@ -104,7 +104,7 @@ export class PgWriter {
     for (const b of blocks) {
       const c = b.checked
       try {
-        checkBlockSize({ block_height: String(c.parsed.block_height), transactions: c.transactions }, maxTransactions)
+        checkBlockSize({ block_height: String(c.parsed.block_height), transactions: b.transactionJson }, maxTransactions)
         checkContinuity(c.parsed, tip)
         const after = checkSequenceNumbers(c, (a) => next.get(a) ?? this.#accounts.get(a) ?? undefined)
         for (const [a, n] of after) next.set(a, n)

@@ -63,10 +63,10 @@ export function openLedgerDatabase(path: string, options: SqliteStoreOptions): {
         // order, all over it, and each page it dirties is written to the WAL once per commit
         // while it stays cached (bench/stores.ts).
         db.pragma('cache_size = -32768')
-        // Statement journals in memory: a multi-row insert may abort on the unique account
-        // index, so SQLite journals each existing page it touches for the statement; past
-        // 64 KiB that journal spilled to a temp file: 19% of the writes' CPU samples in perf
-        // (bench/stores.ts). It never outlives its statement.
+        // Statement journals in memory: a statement that may abort after writing (an upsert;
+        // not the transactions' multi-row insert, which is OR FAIL for this reason) journals
+        // each existing page it touches; past 64 KiB that journal spilled to a temp file: 19% of
+        // the writes' CPU samples in perf (bench/stores.ts). It never outlives its statement.
         db.pragma('temp_store = MEMORY')
         if (options.maxPageCount !== undefined) db.pragma(`max_page_count = ${checkLimitOption('maxPageCount', options.maxPageCount)}`)
       }

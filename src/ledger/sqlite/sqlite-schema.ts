@@ -137,7 +137,11 @@ export function prepareStatements(db: Database.Database): LedgerStatements {
       'INSERT INTO blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     insertTxn: db.prepare<[bigint, string | null, bigint | null, Uint8Array]>('INSERT INTO transactions (version, sender, sequence_number, json) VALUES (?, ?, ?, ?)'),
-    insertTxns: db.prepare<unknown[]>(`INSERT INTO transactions (version, sender, sequence_number, json) VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?)').join(', ')}`),
+    // OR FAIL, not the default ABORT: a multi-row ABORT insert undoes its own earlier rows when a
+    // later one fails, so SQLite copies every page the statement touches into a statement
+    // journal first (the account index's pages, all over it). FAIL keeps those rows instead,
+    // which changes nothing here: a write that fails rolls back the whole batch's transaction.
+    insertTxns: db.prepare<unknown[]>(`INSERT OR FAIL INTO transactions (version, sender, sequence_number, json) VALUES ${Array.from({ length: INSERT_ROWS }, () => '(?, ?, ?, ?)').join(', ')}`),
     upsertAccount: db.prepare<[string, bigint]>(
       'INSERT INTO accounts (address, next_sequence_number) VALUES (?, ?) ON CONFLICT (address) DO UPDATE SET next_sequence_number = excluded.next_sequence_number',
     ),

@@ -259,10 +259,10 @@ export class SqliteStore implements BatchAppendStore {
     const nextOf = (address: string) => next.get(address) ?? this.#nextOf(address)
     let accepted = 0
     let refused: unknown
-    for (const { checked } of blocks) {
+    for (const { checked, transactionJson } of blocks) {
       const { parsed } = checked
       try {
-        checkBlockSize({ block_height: String(parsed.block_height), transactions: checked.transactions }, this.maxBlockTransactions)
+        checkBlockSize({ block_height: String(parsed.block_height), transactions: transactionJson }, this.maxBlockTransactions)
         checkContinuity(parsed, tip)
         for (const [address, n] of checkSequenceNumbers(checked, nextOf)) next.set(address, n)
       } catch (error) {

@@ -102,8 +102,8 @@ export interface LedgerStore {
 export interface IngestBlock {
   /**
    * `checkBlock` of the block, with the store's `maxBlockTransactions`. Its `transactions` may
-   * be cut down to the fields `checkBlock` reads (the block scanner's skeleton): a store writes
-   * `transactionJson`, never these.
+   * be cut down to the fields `checkBlock` reads (the block scanner's skeleton) or left empty
+   * (bulk ingest): a store counts and writes `transactionJson`, never these.
    */
   checked: CheckedBlock
   /** UTF-8 JSON of each transaction, byte for byte what `JSON.stringify` writes for it. */
