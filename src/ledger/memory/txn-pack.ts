@@ -16,6 +16,9 @@ const MAX_DEPTH = 256
 /** Most keys outside the dictionary of one object checked for repeats; an object with more is kept raw. */
 const MAX_KEYS = 64
 
+/** First byte of the accumulator placeholder hash (`0x4143…`), the one hex value in the dictionary. */
+const PLACEHOLDER_FIRST_BYTE = 0x41
+
 /** Lowercase hex digit → value, else -1 (uppercase hex is not packed: the token writes lowercase). */
 const hexValue = new Int8Array(256).fill(-1)
 for (let c = 0; c < 10; c++) hexValue[48 + c] = c
@@ -271,11 +274,47 @@ export class TxnPacker {
       }
       const count = k - p - 3
       if (b[k] === 34 && count >= MIN_HEX_DIGITS && count < 1 << 14) {
+        // A hex value of the dictionary (the accumulator placeholder hash) is one byte instead of 35.
+        if (count === 64 && out[o + 3] === PLACEHOLDER_FIRST_BYTE) {
+          const entry = lookup(b, p, k + 1)
+          if (entry >= 0) {
+            if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
+            out[o] = 128 + entry
+            this.end = o + 1
+            return k + 1
+          }
+        }
         out[o] = HEX
         out[o + 1] = (count & 127) | 128
         out[o + 2] = count >> 7
         this.end = w
         if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, k))
+        return k + 1
+      }
+    }
+    const first = b[p + 1] as number
+    if (first >= 48 && first <= 57) {
+      // A canonical decimal up to 2^53 − 1, read before anything is copied (most strings that
+      // start with a digit are one): up to 16 digits, no leading zero, the closing quote after.
+      let v = first - 48
+      let k = p + 2
+      if (first !== 48) {
+        for (; k < p + 17; k++) {
+          const d = (b[k] as number) - 48
+          if (!(d >= 0 && d <= 9)) break
+          v = v * 10 + d
+        }
+      }
+      // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
+      if (b[k] === 34 && v <= Number.MAX_SAFE_INTEGER) {
+        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
+        if (field >= 0) putString(fields as TxnFields, field, String(v))
+        out[o++] = DECIMAL
+        // Seven bits a byte, low first; integer operations while the value fits 31 bits.
+        for (; v >= 0x80000000; v = Math.floor(v / 128)) out[o++] = (v % 128) | 128
+        for (; v >= 128; v >>>= 7) out[o++] = (v & 127) | 128
+        out[o++] = v
+        this.end = o
         return k + 1
       }
     }
@@ -305,29 +344,6 @@ export class TxnPacker {
       if (field >= 0) return -1
     } else {
       const n = j - p - 1
-      // A canonical decimal up to 2^53 − 1.
-      if (n > 0 && n <= 16 && (n === 1 || b[p + 1] !== 48)) {
-        let v = 0
-        let k = p + 1
-        for (; k < j; k++) {
-          const d = (b[k] as number) - 48
-          if (!(d >= 0 && d <= 9)) break
-          v = v * 10 + d
-        }
-        // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
-        if (k === j && v <= Number.MAX_SAFE_INTEGER) {
-          // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
-          if (field >= 0) putString(fields as TxnFields, field, String(v))
-          out[o++] = DECIMAL
-          while (v >= 128) {
-            out[o++] = (v % 128) | 128
-            v = Math.floor(v / 128)
-          }
-          out[o++] = v
-          this.end = o
-          return j + 1
-        }
-      }
       if (n + 2 <= LONGEST_ENTRY) {
         const entry = lookup(b, p, j + 1)
         if (entry >= 0) {
