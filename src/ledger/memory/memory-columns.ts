@@ -110,7 +110,9 @@ export class MemoryColumns {
       else account.txns.push(txn)
       this.txnAccount[txn - this.txnBase] = account
     }
-    for (const [address, next] of prepared.nextSequenceNumbers) (this.accounts.get(address) as AccountRecord).next = next
+    // forEach, not for…of: no [key, value] pair per sender.
+    const accounts = this.accounts
+    prepared.nextSequenceNumbers.forEach((next, address) => ((accounts.get(address) as AccountRecord).next = next))
   }
 
   /** The JSON text of the transaction at position `t` of the transaction arrays. */
