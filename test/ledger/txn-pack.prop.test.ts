@@ -136,4 +136,22 @@ describe('txn-pack', () => {
       expect(unpackJson(record, 0, record.length)).toBe(json)
     }
   })
+
+  it('a key one byte off a dictionary key, or a dictionary key cut short at the end of the bytes, is never taken for it', () => {
+    const keys = DICTIONARY.filter((w) => w.endsWith(':')).map((w) => w.slice(1, -2))
+    for (const name of keys) {
+      for (let i = 0; i < name.length; i++) {
+        // Each byte of the name changed in turn (to a letter that keeps it a valid key).
+        const other = name.slice(0, i) + (name[i] === 'z' ? 'y' : 'z') + name.slice(i + 1)
+        const json = JSON.stringify({ [other]: 1, [name]: '0x00' })
+        const record = packText(json)
+        expect(unpackJson(record, 0, record.length)).toBe(json)
+      }
+      const whole = Buffer.from(`{"a":1,"${name}":2}`)
+      for (let end = whole.length - 1; end > 7; end--) {
+        const out = new Uint8Array(whole.length + 1)
+        expect(packTransaction(whole.subarray(0, end), 0, out, 0, null)).toBe(-1)
+      }
+    }
+  })
 })

@@ -54,6 +54,9 @@ export class TxnPacker {
   #lastEntry = -1
   /** Scratch of `packText`. */
   #scratch = Buffer.alloc(0)
+  /** The buffer `pack` read last and a `DataView` of its bytes (keys are matched a word at a time). */
+  #viewed: Uint8Array | null = null
+  #view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0))
 
   /**
    * Packs the JSON object at `b[p]` (the opening brace) into `out` from `o`, and returns the
@@ -77,6 +80,10 @@ export class TxnPacker {
    */
   pack(b: Buffer, p: number, out: Uint8Array, o: number, fields: TxnFields | null): number {
     if (b[p] !== 123) return -1
+    if (this.#viewed !== b) {
+      this.#viewed = b
+      this.#view = new DataView(b.buffer, b.byteOffset, b.length)
+    }
     const kinds = this.#kinds
     const roles = this.#roles
     const keyBase = this.#keyBase
@@ -205,7 +212,7 @@ export class TxnPacker {
     if (first >= 48 && first <= 57) return -1
     // A dictionary key's bytes end with its closing quote and colon, so a match is the whole key,
     // as the scan below would have read it.
-    const entry = dictionaryKeyAt(b, p)
+    const entry = dictionaryKeyAt(b, this.#view, p)
     let j = p + 1
     let end: number
     if (entry >= 0) end = p + (ENTRIES[entry] as Uint8Array).length
