@@ -24,11 +24,15 @@ const hexValue = new Int8Array(256).fill(-1)
 for (let c = 0; c < 10; c++) hexValue[48 + c] = c
 for (let c = 0; c < 6; c++) hexValue[97 + c] = 10 + c
 
-/** Two bytes `(hi << 8) | lo` → their value when both are lowercase hex digits, else -1: one load per pair of a hex string. */
+/**
+ * Two bytes read as a little-endian 16-bit number, `first | (second << 8)` → their value when both
+ * are lowercase hex digits (the first the high digit), else -1: one load per pair of a hex string,
+ * two per 32-bit word read.
+ */
 const hexPair = new Int16Array(1 << 16).fill(-1)
 for (let hi = 0; hi < 256; hi++) {
   if ((hexValue[hi] as number) < 0) continue
-  for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[(hi << 8) | lo] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
+  for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[hi | (lo << 8)] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
 }
 
 /**
@@ -266,8 +270,19 @@ export class TxnPacker {
       // copied below) if a byte is not a lowercase hex digit before the closing quote.
       let k = p + 3
       let w = o + 3
+      // Four digits a step while a whole word lies within the bytes, then pair by pair.
+      const view = this.#view
+      for (const last = b.length - 4; k <= last; k += 4) {
+        const x = view.getUint32(k, true)
+        const v0 = hexPair[x & 0xffff] as number
+        const v1 = hexPair[x >>> 16] as number
+        if ((v0 | v1) < 0) break
+        out[w] = v0
+        out[w + 1] = v1
+        w += 2
+      }
       for (;;) {
-        const v = hexPair[((b[k] as number) << 8) | (b[k + 1] as number)] as number
+        const v = hexPair[(b[k] as number) | ((b[k + 1] as number) << 8)] as number
         if (v < 0) {
           const hi = hexValue[b[k] as number] as number
           if (hi >= 0) {
