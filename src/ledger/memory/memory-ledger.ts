@@ -112,7 +112,7 @@ export class MemoryLedger implements BatchAppendStore {
     const oldest = c.firstVersions[c.blockHead]
     if (oldest === undefined) return -1
     const offset = u64Distance(oldest, version)
-    return offset >= 0 && offset < c.txnAddress.length - c.txnHead ? c.txnHead + offset : -1
+    return offset >= 0 && offset < c.txnCount - c.txnHead ? c.txnHead + offset : -1
   }
 
   accountTransactions(address: string, start: U64, limit: number): TransactionJson[] {
