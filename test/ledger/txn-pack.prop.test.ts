@@ -154,4 +154,16 @@ describe('txn-pack', () => {
       }
     }
   })
+
+  it('a sender read again is the same text, and one that shares its first digits is read as itself', () => {
+    const a = `0xabcd${'1'.repeat(60)}`
+    const b = `0xabcd${'2'.repeat(60)}`
+    const senders = [a, b, a, `0xabcd${'2'.repeat(58)}`, b]
+    for (const sender of senders) {
+      const bytes = Buffer.from(JSON.stringify({ type: 'user_transaction', sender }))
+      const fields = emptyTxnFields()
+      expect(packTransaction(bytes, 0, new Uint8Array(bytes.length + 1), 0, fields)).toBe(bytes.length)
+      expect(fields.sender).toBe(sender)
+    }
+  })
 })

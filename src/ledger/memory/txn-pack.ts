@@ -19,6 +19,9 @@ const MAX_KEYS = 64
 /** First byte of the accumulator placeholder hash (`0x4143…`), the one hex value in the dictionary. */
 const PLACEHOLDER_FIRST_BYTE = 0x41
 
+/** Slots of the packer's cache of hex field values (a power of two): a few times the senders of a busy chain's span. */
+const HEX_TEXT_SLOTS = 1 << 14
+
 /** Lowercase hex digit → value, else -1 (uppercase hex is not packed: the token writes lowercase). */
 const hexValue = new Int8Array(256).fill(-1)
 for (let c = 0; c < 10; c++) hexValue[48 + c] = c
@@ -56,6 +59,8 @@ export class TxnPacker {
   #nonAscii = false
   /** Dictionary entry of the key `#key` read last, or -1. */
   #lastEntry = -1
+  /** Hex strings read into fields, by `#hexText`'s slot: the last one of each slot. */
+  readonly #hexTexts: (string | undefined)[] = new Array<string | undefined>(HEX_TEXT_SLOTS).fill(undefined)
   /** Scratch of `packText`. */
   #scratch = Buffer.alloc(0)
   /** The buffer `pack` read last and a `DataView` of its bytes (keys are matched a word at a time). */
@@ -310,7 +315,7 @@ export class TxnPacker {
         out[o + 1] = (count & 127) | 128
         out[o + 2] = count >> 7
         this.end = w
-        if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, k))
+        if (field >= 0) putString(fields as TxnFields, field, this.#hexText(b, p + 1, k, out, o + 3))
         return k + 1
       }
     }
@@ -379,6 +384,27 @@ export class TxnPacker {
     }
     this.end = w
     return j + 1
+  }
+
+  /**
+   * `latin1(b, s, e)` of a hex string read into a field (a sender, most often), whose digits were
+   * decoded at `out[d…]`: the same string object as the last time those bytes were read when it
+   * is still in `#hexTexts`. The ledger keys its accounts by sender, and a string met again
+   * carries the hash a Map computed for it, where a fresh one of 66 characters would be hashed
+   * and compared anew on each lookup; a chain has far fewer senders than transactions.
+   */
+  #hexText(b: Buffer, s: number, e: number, out: Uint8Array, d: number): string {
+    // The first decoded bytes are as good as random for addresses and hashes: they pick the slot.
+    const slot = ((out[d] as number) | ((out[d + 1] as number) << 8)) & (HEX_TEXT_SLOTS - 1)
+    const known = this.#hexTexts[slot]
+    if (known !== undefined && known.length === e - s) {
+      let i = 0
+      while (i < known.length && known.charCodeAt(i) === b[s + i]) i++
+      if (i === known.length) return known
+    }
+    const text = latin1(b, s, e)
+    this.#hexTexts[slot] = text
+    return text
   }
 
   /**
