@@ -21,8 +21,10 @@ export interface AccountRecord {
 /** Below this many dead slots at the front, a list is not compacted (keeps pruning amortised O(1)). */
 const COMPACT_MIN = 1024
 
-/** `0x` + 64 lowercase hex digits: a block hash kept as 32 bytes. */
-const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
+/** The value of a lowercase hex digit's char code, else -1. */
+function hexDigit(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
+}
 
 /**
  * What a memory store holds, as parallel arrays in height/version order: a height or version is
@@ -194,8 +196,25 @@ export class MemoryColumns {
   putHash(index: number, hash: string): void {
     const at = (index - this.blockBase) * 32
     this.growHashes(index - this.blockBase + 1)
-    if (CANONICAL_HASH.test(hash)) this.hashBytes.write(hash.slice(2), at, 'hex')
-    else this.oddHashes.set(index, hash)
+    if (!this.#writeHash(hash, at)) this.oddHashes.set(index, hash)
+  }
+
+  /**
+   * Writes a block hash that is `0x` + 64 lowercase hex digits as 32 bytes at `hashBytes[at]`
+   * and returns true; false for any other hash (bytes written before a bad digit are left, and
+   * `hashOf` reads such a block's hash from `oddHashes`). Decoded here rather than by a RegExp
+   * and `Buffer.write` of a sliced string, once per block of a load.
+   */
+  #writeHash(hash: string, at: number): boolean {
+    if (hash.length !== 66 || hash.charCodeAt(0) !== 48 || hash.charCodeAt(1) !== 120) return false
+    const bytes = this.hashBytes
+    for (let i = 0; i < 32; i++) {
+      const hi = hexDigit(hash.charCodeAt(2 + 2 * i))
+      const lo = hexDigit(hash.charCodeAt(3 + 2 * i))
+      if ((hi | lo) < 0) return false
+      bytes[at + i] = (hi << 4) | lo
+    }
+    return true
   }
 
   hashOf(i: number): string {
