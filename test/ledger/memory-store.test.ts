@@ -15,6 +15,13 @@ describeStoreContract('MemoryStore', (options) => new MemoryStore(options))
 describe('MemoryStore.appendBlocks', () => {
   const blocks = new ChainBuilder({ height: 3, version: 9 }).blocks(4, (i) => [{ sender: 1 }, { sender: 2, nonce: i }])
 
+  it('gives each block hash back as appended: lowercase ones kept as bytes, uppercase digits kept as written', () => {
+    const store = new MemoryStore()
+    const hashes = [`0x${'ab'.repeat(32)}`, `0x${'AB'.repeat(32)}`, `0x${'0f'.repeat(31)}Fa`, `0x${'09'.repeat(32)}`]
+    hashes.forEach((hash, i) => store.appendBlock({ ...clone(blocks[i] as BlockJson), block_hash: hash }))
+    expect(hashes.map((_, i) => store.blockByHeight(3 + i, false)?.block_hash)).toEqual(hashes)
+  })
+
   it('appends in order and stops at the first refused block, returning its error; the blocks before it stay', () => {
     const store = new MemoryStore()
     const duplicate = clone(blocks[1] as BlockJson)

@@ -136,4 +136,34 @@ describe('txn-pack', () => {
       expect(unpackJson(record, 0, record.length)).toBe(json)
     }
   })
+
+  it('a key one byte off a dictionary key, or a dictionary key cut short at the end of the bytes, is never taken for it', () => {
+    const keys = DICTIONARY.filter((w) => w.endsWith(':')).map((w) => w.slice(1, -2))
+    for (const name of keys) {
+      for (let i = 0; i < name.length; i++) {
+        // Each byte of the name changed in turn (to a letter that keeps it a valid key).
+        const other = name.slice(0, i) + (name[i] === 'z' ? 'y' : 'z') + name.slice(i + 1)
+        const json = JSON.stringify({ [other]: 1, [name]: '0x00' })
+        const record = packText(json)
+        expect(unpackJson(record, 0, record.length)).toBe(json)
+      }
+      const whole = Buffer.from(`{"a":1,"${name}":2}`)
+      for (let end = whole.length - 1; end > 7; end--) {
+        const out = new Uint8Array(whole.length + 1)
+        expect(packTransaction(whole.subarray(0, end), 0, out, 0, null)).toBe(-1)
+      }
+    }
+  })
+
+  it('a sender read again is the same text, and one that shares its first digits is read as itself', () => {
+    const a = `0xabcd${'1'.repeat(60)}`
+    const b = `0xabcd${'2'.repeat(60)}`
+    const senders = [a, b, a, `0xabcd${'2'.repeat(58)}`, b]
+    for (const sender of senders) {
+      const bytes = Buffer.from(JSON.stringify({ type: 'user_transaction', sender }))
+      const fields = emptyTxnFields()
+      expect(packTransaction(bytes, 0, new Uint8Array(bytes.length + 1), 0, fields)).toBe(bytes.length)
+      expect(fields.sender).toBe(sender)
+    }
+  })
 })

@@ -11,6 +11,8 @@ import { TxnUnpacker } from './txn-unpack.js'
  */
 export interface AccountRecord {
   txns: number[] | number
+  /** Position in `MemoryColumns.accountList` (what `txnAccount` holds). */
+  id: number
   head: number
   firstSeq: U64
   next: U64
@@ -19,8 +21,10 @@ export interface AccountRecord {
 /** Below this many dead slots at the front, a list is not compacted (keeps pruning amortised O(1)). */
 const COMPACT_MIN = 1024
 
-/** `0x` + 64 lowercase hex digits: a block hash kept as 32 bytes. */
-const CANONICAL_HASH = /^0x[0-9a-f]{64}$/
+/** The value of a lowercase hex digit's char code, else -1. */
+function hexDigit(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
+}
 
 /**
  * What a memory store holds, as parallel arrays in height/version order: a height or version is
@@ -42,9 +46,16 @@ export class MemoryColumns {
   blockHead = 0
   /** Transactions: address and length of each packed text in the arena, and its account (for pruning). */
   arena = new ByteArena()
-  txnAddress: number[] = []
-  txnLength: number[] = []
-  txnAccount: (AccountRecord | null)[] = []
+  // Typed columns grown by doubling, `txnCount` of them used: a JS array grown by push copies
+  // itself about three times over and is rescanned by the collector.
+  txnAddress = new Float64Array(1024)
+  txnLength = new Uint32Array(1024)
+  /** `id` of the transaction's account (`accountList`), or -1. */
+  txnAccount = new Int32Array(1024)
+  /** Transactions in the columns (pruned ones before `txnHead` included). */
+  txnCount = 0
+  /** Every account by its `id`. */
+  accountList: AccountRecord[] = []
   /** Index of `txnAddress[0]` since the store began. */
   txnBase = 0
   txnHead = 0
@@ -74,8 +85,13 @@ export class MemoryColumns {
     this.epochs.push(parsed.epoch)
     this.putHash(index, prepared.block_hash)
     const arena = this.arena
-    const firstTxn = this.txnBase + this.txnAddress.length
+    const firstTxn = this.txnBase + this.txnCount
     const count = prepared.transactions.length
+    this.#growTxns(this.txnCount + count)
+    const addresses = this.txnAddress
+    const lengths = this.txnLength
+    const accountOf = this.txnAccount
+    let t = this.txnCount
     const total = count === 0 ? 0 : (ends[count - 1] as number) - start
     if (arena.offset + total <= arena.chunk.length) {
       // The common case: the block fits the chunk being filled, so it is there already or one copy writes it.
@@ -84,9 +100,9 @@ export class MemoryColumns {
       arena.commit(arena.offset + total)
       for (let i = 0; i < count; i++) {
         const s = i === 0 ? start : (ends[i - 1] as number)
-        this.txnAddress.push(base + s)
-        this.txnLength.push((ends[i] as number) - s)
-        this.txnAccount.push(null)
+        addresses[t] = base + s
+        lengths[t] = (ends[i] as number) - s
+        accountOf[t++] = -1
       }
     } else {
       for (let i = 0; i < count; i++) {
@@ -95,22 +111,41 @@ export class MemoryColumns {
         const address = arena.reserve(n)
         packed.copy(arena.chunk, arena.offset, s, s + n)
         arena.commit(arena.offset + n)
-        this.txnAddress.push(address)
-        this.txnLength.push(n)
-        this.txnAccount.push(null)
+        addresses[t] = address
+        lengths[t] = n
+        accountOf[t++] = -1
       }
     }
+    this.txnCount = t
     for (const e of prepared.entries) {
       const txn = firstTxn + e.index
       let account = this.accounts.get(e.address)
       if (account === undefined) {
-        account = { txns: txn, head: 0, firstSeq: e.sequence_number, next: 0 }
+        account = { txns: txn, id: this.accountList.length, head: 0, firstSeq: e.sequence_number, next: 0 }
         this.accounts.set(e.address, account)
+        this.accountList.push(account)
       } else if (typeof account.txns === 'number') account.txns = [account.txns, txn]
       else account.txns.push(txn)
-      this.txnAccount[txn - this.txnBase] = account
+      accountOf[txn - this.txnBase] = account.id
     }
-    for (const [address, next] of prepared.nextSequenceNumbers) (this.accounts.get(address) as AccountRecord).next = next
+    // forEach, not for…of: no [key, value] pair per sender.
+    const accounts = this.accounts
+    prepared.nextSequenceNumbers.forEach((next, address) => ((accounts.get(address) as AccountRecord).next = next))
+  }
+
+  /** Makes room in the transaction columns for `count` transactions, doubling them. */
+  #growTxns(count: number): void {
+    if (count <= this.txnAddress.length) return
+    const size = Math.max(this.txnAddress.length * 2, count)
+    const addresses = new Float64Array(size)
+    addresses.set(this.txnAddress.subarray(0, this.txnCount))
+    this.txnAddress = addresses
+    const lengths = new Uint32Array(size)
+    lengths.set(this.txnLength.subarray(0, this.txnCount))
+    this.txnLength = lengths
+    const accounts = new Int32Array(size)
+    accounts.set(this.txnAccount.subarray(0, this.txnCount))
+    this.txnAccount = accounts
   }
 
   /** The JSON text of the transaction at position `t` of the transaction arrays. */
@@ -161,8 +196,25 @@ export class MemoryColumns {
   putHash(index: number, hash: string): void {
     const at = (index - this.blockBase) * 32
     this.growHashes(index - this.blockBase + 1)
-    if (CANONICAL_HASH.test(hash)) this.hashBytes.write(hash.slice(2), at, 'hex')
-    else this.oddHashes.set(index, hash)
+    if (!this.#writeHash(hash, at)) this.oddHashes.set(index, hash)
+  }
+
+  /**
+   * Writes a block hash that is `0x` + 64 lowercase hex digits as 32 bytes at `hashBytes[at]`
+   * and returns true; false for any other hash (bytes written before a bad digit are left, and
+   * `hashOf` reads such a block's hash from `oddHashes`). Decoded here rather than by a RegExp
+   * and `Buffer.write` of a sliced string, once per block of a load.
+   */
+  #writeHash(hash: string, at: number): boolean {
+    if (hash.length !== 66 || hash.charCodeAt(0) !== 48 || hash.charCodeAt(1) !== 120) return false
+    const bytes = this.hashBytes
+    for (let i = 0; i < 32; i++) {
+      const hi = hexDigit(hash.charCodeAt(2 + 2 * i))
+      const lo = hexDigit(hash.charCodeAt(3 + 2 * i))
+      if ((hi | lo) < 0) return false
+      bytes[at + i] = (hi << 4) | lo
+    }
+    return true
   }
 
   hashOf(i: number): string {
@@ -180,8 +232,9 @@ export class MemoryColumns {
       if (!((this.lastVersions[i] as U64) < version)) break
       const count = u64Distance(this.firstVersions[i] as U64, this.lastVersions[i] as U64) + 1
       for (let k = 0; k < count; k++) {
-        const account = this.txnAccount[this.txnHead + k]
-        if (account === null || account === undefined) continue
+        const id = this.txnAccount[this.txnHead + k] as number
+        if (id < 0) continue
+        const account = this.accountList[id] as AccountRecord
         // Accounts' lists are in version order, so the pruned txn is the front of its list.
         account.head++
         if (typeof account.txns !== 'number' && account.head >= COMPACT_MIN && account.head * 2 > account.txns.length) {
@@ -194,8 +247,7 @@ export class MemoryColumns {
       this.txnHead += count
       this.blockHead++
     }
-    const kept = this.txnAddress[this.txnHead]
-    if (kept !== undefined) this.arena.releaseBefore(kept)
+    if (this.txnHead < this.txnCount) this.arena.releaseBefore(this.txnAddress[this.txnHead] as number)
     if (this.blockHead >= COMPACT_MIN && this.blockHead * 2 > this.heights.length) {
       const dead = this.blockHead
       for (const list of [this.heights, this.firstVersions, this.lastVersions, this.timestamps, this.epochs]) list.splice(0, dead)
@@ -203,11 +255,12 @@ export class MemoryColumns {
       this.blockBase += dead
       this.blockHead = 0
     }
-    if (this.txnHead >= COMPACT_MIN && this.txnHead * 2 > this.txnAddress.length) {
+    if (this.txnHead >= COMPACT_MIN && this.txnHead * 2 > this.txnCount) {
       const dead = this.txnHead
-      this.txnAddress.splice(0, dead)
-      this.txnLength.splice(0, dead)
-      this.txnAccount.splice(0, dead)
+      this.txnAddress.copyWithin(0, dead, this.txnCount)
+      this.txnLength.copyWithin(0, dead, this.txnCount)
+      this.txnAccount.copyWithin(0, dead, this.txnCount)
+      this.txnCount -= dead
       this.txnBase += dead
       this.txnHead = 0
     }

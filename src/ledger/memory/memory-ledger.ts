@@ -112,7 +112,7 @@ export class MemoryLedger implements BatchAppendStore {
     const oldest = c.firstVersions[c.blockHead]
     if (oldest === undefined) return -1
     const offset = u64Distance(oldest, version)
-    return offset >= 0 && offset < c.txnAddress.length - c.txnHead ? c.txnHead + offset : -1
+    return offset >= 0 && offset < c.txnCount - c.txnHead ? c.txnHead + offset : -1
   }
 
   accountTransactions(address: string, start: U64, limit: number): TransactionJson[] {
@@ -278,9 +278,11 @@ export class MemoryLedger implements BatchAppendStore {
   }
 
   #prepare(block: BlockJson): PreparedBlock {
-    const accounts = this.#columns.accounts
-    return prepareAppend(block, this.#columns.tip(), (address) => accounts.get(address)?.next, this.maxBlockTransactions)
+    return prepareAppend(block, this.#columns.tip(), this.#nextOf, this.maxBlockTransactions)
   }
+
+  /** An account's next sequence number, or `undefined` for one not seen: made once, not per block. */
+  readonly #nextOf = (address: string): U64 | undefined => this.#columns.accounts.get(address)?.next
 
   /**
    * Drops whole blocks whose `last_version` is below `version`, oldest first. The newest block is

@@ -57,16 +57,50 @@ PREFIX_KEYS.forEach((entry, k) => {
   PREFIX_COUNT[x] = (PREFIX_COUNT[x] as number) + 1
 })
 
-/** The dictionary key (with its quotes and colon) that `b` holds at `p` (its opening quote), or -1. */
-export function dictionaryKeyAt(b: Uint8Array, p: number): number {
+/**
+ * Each dictionary entry's bytes from its fourth on (the first three are its quote and the prefix
+ * matched above) as little-endian 32-bit words, zero-padded: `KEY_WORDS[KEY_AT[e] …]`,
+ * `KEY_WORD_COUNT[e]` words, the last compared under `KEY_LAST_MASK[e]`. Four bytes per compare
+ * instead of one: matching keys was the packer's hottest loop.
+ */
+const KEY_AT = new Uint16Array(ENTRIES.length)
+const KEY_WORD_COUNT = new Uint8Array(ENTRIES.length)
+const KEY_LAST_MASK = new Int32Array(ENTRIES.length)
+const KEY_WORDS = (() => {
+  const words: number[] = []
+  ENTRIES.forEach((w, e) => {
+    const tail = w.subarray(3)
+    KEY_AT[e] = words.length
+    KEY_WORD_COUNT[e] = (tail.length + 3) >> 2
+    const rest = tail.length & 3
+    KEY_LAST_MASK[e] = rest === 0 ? -1 : (1 << (8 * rest)) - 1
+    for (let i = 0; i < tail.length; i += 4) words.push(((tail[i] ?? 0) | ((tail[i + 1] ?? 0) << 8) | ((tail[i + 2] ?? 0) << 16) | ((tail[i + 3] ?? 0) << 24)) | 0)
+  })
+  return Int32Array.from(words)
+})()
+
+/**
+ * The dictionary key (with its quotes and colon) that `b` holds at `p` (its opening quote), or
+ * -1; `view` is a `DataView` of `b`'s bytes.
+ */
+export function dictionaryKeyAt(b: Uint8Array, view: DataView<ArrayBufferLike>, p: number): number {
   const x = ((b[p + 1] as number) << 8) | (b[p + 2] as number)
   const count = PREFIX_COUNT[x] as number
   for (let k = PREFIX_START[x] as number, last = k + count; k < last; k++) {
     const entry = PREFIX_KEYS[k] as number
-    const w = ENTRIES[entry] as Uint8Array
-    let i = 3
-    while (i < w.length && w[i] === b[p + i]) i++
-    if (i === w.length) return entry
+    const n = KEY_WORD_COUNT[entry] as number
+    // Whole words are read, up to 3 bytes past the key: near the end of `b`, byte by byte.
+    if (p + 3 + 4 * n > b.length) {
+      const w = ENTRIES[entry] as Uint8Array
+      let i = 3
+      while (i < w.length && w[i] === b[p + i]) i++
+      if (i === w.length) return entry
+      continue
+    }
+    const at = KEY_AT[entry] as number
+    let i = 0
+    for (; i < n - 1; i++) if (view.getInt32(p + 3 + 4 * i, true) !== KEY_WORDS[at + i]) break
+    if (i === n - 1 && (view.getInt32(p + 3 + 4 * i, true) & (KEY_LAST_MASK[entry] as number)) === KEY_WORDS[at + i]) return entry
   }
   return -1
 }

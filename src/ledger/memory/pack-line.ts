@@ -3,6 +3,7 @@ import { JsonReader, skipWs } from '../read/json-bytes.js'
 import { KeySet } from '../read/json-keys.js'
 import { emptyTxnFields, type TxnFields } from '../read/txn-fields.js'
 import { TxnPacker } from './txn-pack.js'
+import { utf8 } from './txn-code.js'
 import type { BlockJson } from '../store/types.js'
 
 /** A line of a chain file read by `LinePacker.pack`: what the ledger checks, and the transactions packed. */
@@ -72,7 +73,7 @@ export class LinePacker {
       if (id < 0) return r.skipValue(p)
       // A string without escapes or control characters.
       p = r.scanText(p)
-      if (p >= 0) skeleton[ROOT.names[id] as string] = b.toString('utf8', r.textStart, r.textStart + r.textLength)
+      if (p >= 0) skeleton[ROOT.names[id] as string] = utf8(b, r.textStart, r.textStart + r.textLength)
       return p
     })
     return read ? { skeleton: skeleton as unknown as BlockJson, packed: out, ends, start: at } : undefined

@@ -48,6 +48,10 @@ const WORDS = [
     '0x1::stake::ValidatorPerformance', '0x1::timestamp::CurrentTimeMicroseconds', '0x1::transaction_fee::FeeStatement',
     '0x1::fungible_asset::Deposit', '0x1::fungible_asset::Withdraw', '0x1::fungible_asset::FungibleStore',
     '0x1::object::ObjectCore', '0x1::primary_fungible_store::transfer', '0x1', '0', '1',
+    // The accumulator placeholder hash ("ACCUMULATOR_PLACEHOLDER_HASH" in hex, zero-padded): the
+    // root the node writes for an empty accumulator, in many transactions. The packer looks it up
+    // among the 64-digit hex strings, which take the hex token otherwise.
+    `0x${Buffer.from('ACCUMULATOR_PLACEHOLDER_HASH', 'latin1').toString('hex').padEnd(64, '0')}`,
   ].map((v) => JSON.stringify(v)),
 ]
 

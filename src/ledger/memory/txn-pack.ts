@@ -16,16 +16,26 @@ const MAX_DEPTH = 256
 /** Most keys outside the dictionary of one object checked for repeats; an object with more is kept raw. */
 const MAX_KEYS = 64
 
+/** First byte of the accumulator placeholder hash (`0x4143…`), the one hex value in the dictionary. */
+const PLACEHOLDER_FIRST_BYTE = 0x41
+
+/** Slots of the packer's cache of hex field values (a power of two): a few times the senders of a busy chain's span. */
+const HEX_TEXT_SLOTS = 1 << 14
+
 /** Lowercase hex digit → value, else -1 (uppercase hex is not packed: the token writes lowercase). */
 const hexValue = new Int8Array(256).fill(-1)
 for (let c = 0; c < 10; c++) hexValue[48 + c] = c
 for (let c = 0; c < 6; c++) hexValue[97 + c] = 10 + c
 
-/** Two bytes `(hi << 8) | lo` → their value when both are lowercase hex digits, else -1: one load per pair of a hex string. */
+/**
+ * Two bytes read as a little-endian 16-bit number, `first | (second << 8)` → their value when both
+ * are lowercase hex digits (the first the high digit), else -1: one load per pair of a hex string,
+ * two per 32-bit word read.
+ */
 const hexPair = new Int16Array(1 << 16).fill(-1)
 for (let hi = 0; hi < 256; hi++) {
   if ((hexValue[hi] as number) < 0) continue
-  for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[(hi << 8) | lo] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
+  for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[hi | (lo << 8)] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
 }
 
 /**
@@ -49,8 +59,13 @@ export class TxnPacker {
   #nonAscii = false
   /** Dictionary entry of the key `#key` read last, or -1. */
   #lastEntry = -1
+  /** Hex strings read into fields, by `#hexText`'s slot: the last one of each slot. */
+  readonly #hexTexts: (string | undefined)[] = new Array<string | undefined>(HEX_TEXT_SLOTS).fill(undefined)
   /** Scratch of `packText`. */
   #scratch = Buffer.alloc(0)
+  /** The buffer `pack` read last and a `DataView` of its bytes (keys are matched a word at a time). */
+  #viewed: Uint8Array | null = null
+  #view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0))
 
   /**
    * Packs the JSON object at `b[p]` (the opening brace) into `out` from `o`, and returns the
@@ -74,6 +89,10 @@ export class TxnPacker {
    */
   pack(b: Buffer, p: number, out: Uint8Array, o: number, fields: TxnFields | null): number {
     if (b[p] !== 123) return -1
+    if (this.#viewed !== b) {
+      this.#viewed = b
+      this.#view = new DataView(b.buffer, b.byteOffset, b.length)
+    }
     const kinds = this.#kinds
     const roles = this.#roles
     const keyBase = this.#keyBase
@@ -202,7 +221,7 @@ export class TxnPacker {
     if (first >= 48 && first <= 57) return -1
     // A dictionary key's bytes end with its closing quote and colon, so a match is the whole key,
     // as the scan below would have read it.
-    const entry = dictionaryKeyAt(b, p)
+    const entry = dictionaryKeyAt(b, this.#view, p)
     let j = p + 1
     let end: number
     if (entry >= 0) end = p + (ENTRIES[entry] as Uint8Array).length
@@ -256,8 +275,19 @@ export class TxnPacker {
       // copied below) if a byte is not a lowercase hex digit before the closing quote.
       let k = p + 3
       let w = o + 3
+      // Four digits a step while a whole word lies within the bytes, then pair by pair.
+      const view = this.#view
+      for (const last = b.length - 4; k <= last; k += 4) {
+        const x = view.getUint32(k, true)
+        const v0 = hexPair[x & 0xffff] as number
+        const v1 = hexPair[x >>> 16] as number
+        if ((v0 | v1) < 0) break
+        out[w] = v0
+        out[w + 1] = v1
+        w += 2
+      }
       for (;;) {
-        const v = hexPair[((b[k] as number) << 8) | (b[k + 1] as number)] as number
+        const v = hexPair[(b[k] as number) | ((b[k + 1] as number) << 8)] as number
         if (v < 0) {
           const hi = hexValue[b[k] as number] as number
           if (hi >= 0) {
@@ -271,11 +301,47 @@ export class TxnPacker {
       }
       const count = k - p - 3
       if (b[k] === 34 && count >= MIN_HEX_DIGITS && count < 1 << 14) {
+        // A hex value of the dictionary (the accumulator placeholder hash) is one byte instead of 35.
+        if (count === 64 && out[o + 3] === PLACEHOLDER_FIRST_BYTE) {
+          const entry = lookup(b, p, k + 1)
+          if (entry >= 0) {
+            if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
+            out[o] = 128 + entry
+            this.end = o + 1
+            return k + 1
+          }
+        }
         out[o] = HEX
         out[o + 1] = (count & 127) | 128
         out[o + 2] = count >> 7
         this.end = w
-        if (field >= 0) putString(fields as TxnFields, field, latin1(b, p + 1, k))
+        if (field >= 0) putString(fields as TxnFields, field, this.#hexText(b, p + 1, k, out, o + 3))
+        return k + 1
+      }
+    }
+    const first = b[p + 1] as number
+    if (first >= 48 && first <= 57) {
+      // A canonical decimal up to 2^53 − 1, read before anything is copied (most strings that
+      // start with a digit are one): up to 16 digits, no leading zero, the closing quote after.
+      let v = first - 48
+      let k = p + 2
+      if (first !== 48) {
+        for (; k < p + 17; k++) {
+          const d = (b[k] as number) - 48
+          if (!(d >= 0 && d <= 9)) break
+          v = v * 10 + d
+        }
+      }
+      // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
+      if (b[k] === 34 && v <= Number.MAX_SAFE_INTEGER) {
+        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
+        if (field >= 0) putString(fields as TxnFields, field, String(v))
+        out[o++] = DECIMAL
+        // Seven bits a byte, low first; integer operations while the value fits 31 bits.
+        for (; v >= 0x80000000; v = Math.floor(v / 128)) out[o++] = (v % 128) | 128
+        for (; v >= 128; v >>>= 7) out[o++] = (v & 127) | 128
+        out[o++] = v
+        this.end = o
         return k + 1
       }
     }
@@ -305,29 +371,6 @@ export class TxnPacker {
       if (field >= 0) return -1
     } else {
       const n = j - p - 1
-      // A canonical decimal up to 2^53 − 1.
-      if (n > 0 && n <= 16 && (n === 1 || b[p + 1] !== 48)) {
-        let v = 0
-        let k = p + 1
-        for (; k < j; k++) {
-          const d = (b[k] as number) - 48
-          if (!(d >= 0 && d <= 9)) break
-          v = v * 10 + d
-        }
-        // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
-        if (k === j && v <= Number.MAX_SAFE_INTEGER) {
-          // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
-          if (field >= 0) putString(fields as TxnFields, field, String(v))
-          out[o++] = DECIMAL
-          while (v >= 128) {
-            out[o++] = (v % 128) | 128
-            v = Math.floor(v / 128)
-          }
-          out[o++] = v
-          this.end = o
-          return j + 1
-        }
-      }
       if (n + 2 <= LONGEST_ENTRY) {
         const entry = lookup(b, p, j + 1)
         if (entry >= 0) {
@@ -341,6 +384,27 @@ export class TxnPacker {
     }
     this.end = w
     return j + 1
+  }
+
+  /**
+   * `latin1(b, s, e)` of a hex string read into a field (a sender, most often), whose digits were
+   * decoded at `out[d…]`: the same string object as the last time those bytes were read when it
+   * is still in `#hexTexts`. The ledger keys its accounts by sender, and a string met again
+   * carries the hash a Map computed for it, where a fresh one of 66 characters would be hashed
+   * and compared anew on each lookup; a chain has far fewer senders than transactions.
+   */
+  #hexText(b: Buffer, s: number, e: number, out: Uint8Array, d: number): string {
+    // The first decoded bytes are as good as random for addresses and hashes: they pick the slot.
+    const slot = ((out[d] as number) | ((out[d + 1] as number) << 8)) & (HEX_TEXT_SLOTS - 1)
+    const known = this.#hexTexts[slot]
+    if (known !== undefined && known.length === e - s) {
+      let i = 0
+      while (i < known.length && known.charCodeAt(i) === b[s + i]) i++
+      if (i === known.length) return known
+    }
+    const text = latin1(b, s, e)
+    this.#hexTexts[slot] = text
+    return text
   }
 
   /**

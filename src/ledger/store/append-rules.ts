@@ -154,7 +154,8 @@ export function checkSequenceNumbers(checked: CheckedBlock, nextOf: (address: st
   const next = new Map<string, U64>()
   const name = String(checked.parsed.block_height)
   for (const e of checked.entries) {
-    const expected = next.has(e.address) ? next.get(e.address) : nextOf(e.address)
+    // A sender's next sequence number is never undefined once set, so one lookup tells both.
+    const expected = next.get(e.address) ?? nextOf(e.address)
     const field = `transactions[${e.index}].sequence_number`
     if (expected !== undefined && e.sequence_number !== expected) {
       const kind = e.sequence_number < expected ? 'duplicate' : 'gap'
