@@ -13,7 +13,8 @@ import type { BlockJson } from '../store/types.js'
  * `transactions` are left empty (`IngestBlock`): a batch holds thousands of blocks until it
  * commits, and the parsed transactions it would keep are only garbage the collector copies. The block scanner
  * reads the line without building it, and a transaction whose bytes in the line are already
- * that JSON (`isCanonicalJson`, the node's own output) is kept as those bytes; otherwise, and
+ * that JSON (the node's own output: found by the scanner in the same pass, else by
+ * `isCanonicalJson`) is kept as those bytes; otherwise, and
  * for anything the scanner leaves to the full parser, the line is parsed. Values and errors are
  * those of `checkBlock(JSON.parse(line))` (the scanner's law, test/ledger/scan-blocks.prop.test.ts).
  *
@@ -31,12 +32,14 @@ export function ingestBlockOfLine(file: string, line: number, bytes: Buffer, max
       // The full parser below throws the same error, worded for the line.
     }
     if (checked !== undefined) {
-      const { txnStarts, txnEnds } = scanned
+      const { txnStarts, txnEnds, txnCanonical } = scanned
       const transactionJson: Uint8Array[] = new Array<Uint8Array>(txnStarts.length)
       for (let i = 0; i < txnStarts.length; i++) {
         const start = txnStarts[i] as number
         const end = txnEnds[i] as number
-        transactionJson[i] = isCanonicalJson(bytes, start, end, scanner.reader) ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
+        // The scanner found most transactions canonical as it read them; the others are checked here.
+        const canonical = txnCanonical[i] === true || isCanonicalJson(bytes, start, end, scanner.reader, scanner.canonical)
+        transactionJson[i] = canonical ? bytes.subarray(start, end) : Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8', start, end))), 'utf8')
       }
       return { checked: { ...checked, transactions: [] }, transactionJson }
     }

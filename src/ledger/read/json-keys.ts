@@ -83,6 +83,8 @@ export class KeyPredictor {
   #seen = 0
   /** The id of the key `readKey` read last: below `kept`, or -1 for a key to skip. */
   id = -1
+  /** The id in `keys` of the key `readKey` read last, kept or not; -1 for a key not in `keys`. */
+  key = -1
 
   constructor(names: string[], kept: number) {
     this.keys = new KeySet(names)
@@ -123,6 +125,7 @@ export class KeyPredictor {
       if (id >= 0) this.#next[this.#slot] = id
     }
     this.#slot = id + 1 || this.#unknown
+    this.key = id
     if (id >= this.kept) id = -1
     else if (id >= 0) {
       if ((this.#seen & (1 << id)) !== 0) return -1
