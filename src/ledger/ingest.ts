@@ -1,7 +1,7 @@
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
 import { BatchArena } from './ingest/batch-arena.js'
-import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
+import { blockOfIngest, ingestBlocksInThread, lineBlockTransactions, type LineBlock } from './ingest/ingest-block.js'
 import { sourceName } from './read/lines.js'
 import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
@@ -140,7 +140,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
 
   const lines = ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions: store.maxBlockTransactions })
   /** The read of the next line, kept across a commit that its wait made due. */
-  let nextLine: Promise<IteratorResult<{ line: number; block: IngestBlock }>> | undefined
+  let nextLine: Promise<IteratorResult<{ line: number; block: LineBlock }>> | undefined
   /** When the first pending block was read (`performance.now()`). */
   let firstPendingAt = 0
   try {
@@ -189,8 +189,8 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
         continue
       }
       if (pending.length === 0) firstPendingAt = performance.now()
-      pending.push({ block: filling.hold(block), line })
-      pendingTxns += block.transactionJson.length
+      pending.push({ block: filling.holdLine(block), line })
+      pendingTxns += lineBlockTransactions(block)
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {
