@@ -90,10 +90,18 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   // fills while the other's batch commits.
   let filling = new BatchArena()
   let sent = new BatchArena()
+  // Set when the batch just sent was written before its append returned (a store that writes
+  // synchronously, as SQLite's does): nothing reads its bytes after that, so the arena it
+  // filled fills the next batch too, and the memory of one arena is all a run touches.
+  let written = false
   let commitFailed = false
   const commit = async (batch: Pending[]) => {
     const blocks = batch.map((p) => p.block)
-    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
+    const append = (some: readonly IngestBlock[]) => {
+      const result = store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest))
+      written = typeof (result as Partial<PromiseLike<unknown>>).then !== 'function'
+      return result
+    }
     try {
       const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
       appended += result.appended
@@ -114,13 +122,14 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     const batch = pending
     pending = []
     pendingTxns = 0
+    written = false
     committing = commit(batch)
     // Handled here, awaited (and thrown) by the next settle.
     committing.catch(() => {})
-    // The batch just sent keeps its bytes in its arena until its commit settles, which the next
-    // flush awaits before sending another; the next batch fills the other arena, whose batch
-    // settled at the top of this flush.
-    ;[filling, sent] = [sent, filling]
+    // Otherwise the batch just sent keeps its bytes in its arena until its commit settles, which
+    // the next flush awaits before sending another; the next batch fills the other arena, whose
+    // batch settled at the top of this flush.
+    if (!written) [filling, sent] = [sent, filling]
     filling.reset()
   }
 
