@@ -52,7 +52,7 @@ const note = `bare parse ${spread(runs.parse).median.toFixed(2)} s + bare insert
 const rows: Row[] = []
 {
   const b = [baseline('bare parse + bare insert of the same rows', limit, runs.default), baseline('bare insert alone', runs.insert, runs.default)]
-  const before = 'last round (read in place, load 1.7-3.0): 5.49 s vs parse + insert 3.42 s: 1.50x (1.40-1.64); 1.36x with the read worker since removed, 1.9x at the audit'
+  const before = 'before one-pass canonical check and one arena (this session, 6 rounds, load 4.2-5.6): 5.76 s vs parse + insert 4.64 s: 1.35x (1.12-1.73); last round 1.50x, 1.9x at the audit'
   rows.push({ case: `${name}, default`, metric: 'wall s', project: { name: 'ledger-gas ingest', spread: spread(runs.default) }, baselines: b, target: target(1.3, b), note, before })
 }
 rmSync(db('default'), { force: true })

@@ -1,7 +1,7 @@
 import { checkContinuity, type LedgerTip } from './store/append-rules.js'
 import { InvalidDataError } from './store/errors.js'
 import { BatchArena } from './ingest/batch-arena.js'
-import { blockOfIngest, ingestBlocksInThread } from './ingest/ingest-block.js'
+import { blockOfIngest, ingestBlocksInThread, lineBlockTransactions, type LineBlock } from './ingest/ingest-block.js'
 import { sourceName } from './read/lines.js'
 import type { LoadOptions } from './read/load.js'
 import type { U64 } from '../core/u64.js'
@@ -90,10 +90,18 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
   // fills while the other's batch commits.
   let filling = new BatchArena()
   let sent = new BatchArena()
+  // Set when the batch just sent was written before its append returned (a store that writes
+  // synchronously, as SQLite's does): nothing reads its bytes after that, so the arena it
+  // filled fills the next batch too, and the memory of one arena is all a run touches.
+  let written = false
   let commitFailed = false
   const commit = async (batch: Pending[]) => {
     const blocks = batch.map((p) => p.block)
-    const append = (some: readonly IngestBlock[]) => (store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest)))
+    const append = (some: readonly IngestBlock[]) => {
+      const result = store.appendChecked !== undefined ? store.appendChecked(some) : store.appendBlocks(some.map(blockOfIngest))
+      written = typeof (result as Partial<PromiseLike<unknown>>).then !== 'function'
+      return result
+    }
     try {
       const result = await appendThroughOutages(store, blocks, append, keyOfIngest, outage)
       appended += result.appended
@@ -114,13 +122,14 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
     const batch = pending
     pending = []
     pendingTxns = 0
+    written = false
     committing = commit(batch)
     // Handled here, awaited (and thrown) by the next settle.
     committing.catch(() => {})
-    // The batch just sent keeps its bytes in its arena until its commit settles, which the next
-    // flush awaits before sending another; the next batch fills the other arena, whose batch
-    // settled at the top of this flush.
-    ;[filling, sent] = [sent, filling]
+    // Otherwise the batch just sent keeps its bytes in its arena until its commit settles, which
+    // the next flush awaits before sending another; the next batch fills the other arena, whose
+    // batch settled at the top of this flush.
+    if (!written) [filling, sent] = [sent, filling]
     filling.reset()
   }
 
@@ -140,7 +149,7 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
 
   const lines = ingestBlocksInThread(source, { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file, maxTransactions: store.maxBlockTransactions })
   /** The read of the next line, kept across a commit that its wait made due. */
-  let nextLine: Promise<IteratorResult<{ line: number; block: IngestBlock }>> | undefined
+  let nextLine: Promise<IteratorResult<{ line: number; block: LineBlock }>> | undefined
   /** When the first pending block was read (`performance.now()`). */
   let firstPendingAt = 0
   try {
@@ -189,8 +198,8 @@ export async function ingestJsonLines(source: string, store: BatchAppendStore, o
         continue
       }
       if (pending.length === 0) firstPendingAt = performance.now()
-      pending.push({ block: filling.hold(block), line })
-      pendingTxns += block.transactionJson.length
+      pending.push({ block: filling.holdLine(block), line })
+      pendingTxns += lineBlockTransactions(block)
       if (pending.length >= maxBlocks || pendingTxns >= maxTxns) await flush()
     }
   } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -76,5 +76,16 @@ describe('ingestJsonLines with a store that commits later', () => {
     expect(summary.appended).toBe(40)
     for (const b of blocks) for (const t of b.transactions) expect(inner.transactionJsonByVersion(Number(t.version))).toBe(JSON.stringify(t))
     inner.close()
+  })
+
+  it('a store that writes each batch before its append returns (SQLite) has every batch filled in one arena: each reads back byte for byte', async () => {
+    const blocks: BlockJson[] = new ChainBuilder().blocks(60, (i) => [{ sender: 1 + (i % 5) }, { sender: 9, nonce: i }, { sender: 2 + (i % 3) }])
+    const path = join(dir, 'chain.jsonl')
+    writeFileSync(path, blocks.map((b) => `${JSON.stringify(b)}\n`).join(''))
+    const store = SqliteStore.open(join(dir, 'sync.db'))
+    const summary = await ingestJsonLines(path, store, { batchBlocks: 4 })
+    expect(summary.appended).toBe(60)
+    for (const b of blocks) for (const t of b.transactions) expect(store.transactionJsonByVersion(Number(t.version))).toBe(JSON.stringify(t))
+    store.close()
   })
 })

@@ -88,8 +88,37 @@ describe('isCanonicalJson', () => {
       s.txnStarts.forEach((start, i) => {
         const end = s.txnEnds[i] as number
         expect(isCanonicalJson(b, start, end)).toBe(true)
+        expect(s.txnCanonical[i]).toBe(true)
         expect(b.subarray(start, end).equals(reserialized(b.subarray(start, end)))).toBe(true)
       })
+    }
+  })
+
+  it('the scanner does not vouch, in its one pass, for a transaction holding a space, another escape or number spelling, a repeat, or a key it does not know', () => {
+    const line = readFileSync(SAMPLE).toString('utf8').split('\n').find((l) => l.includes('"user_transaction"') && l.includes('"block_end_info":{')) as string
+    // [from, to, whether the edited transaction is still canonical]: a key the scanner does not know is left to isCanonicalJson.
+    const edits: [string, string, boolean][] = [
+      ['"changes":[', '"changes": [', false],
+      ['"type":"user_transaction"', '"type" :"user_transaction"', false],
+      ['"arguments":[', '"arguments":[ ', false],
+      ['"vm_status":"Executed successfully"', '"vm_status":"Executed\\u0020successfully"', false],
+      ['"vm_status":"Executed successfully"', '"vm_status":"Executed\\/successfully"', false],
+      ['"success":true', '"success":true,"success":true', false],
+      ['"success":true', '"success":1.0', false],
+      ['"block_gas_limit_reached":', '"block_gas_limit_reached": ', false],
+      ['"success":true', '"success":true,"extra":1', true],
+      ['"block_gas_limit_reached":', '"other":1,"block_gas_limit_reached":', true],
+      ['"function":', '"code":1,"function":', true],
+    ]
+    const scanner = new BlockScanner()
+    for (const [from, to, still] of edits) {
+      const b = Buffer.from(line.replace(from, to), 'utf8')
+      expect(b.length, from).not.toBe(Buffer.byteLength(line))
+      const s = scanner.scan(b, 'ledger')
+      if (s === undefined) throw new Error(`edited line not scanned: ${to}`)
+      const flags = s.txnStarts.map((start, i) => [s.txnCanonical[i], isCanonicalJson(b, start, s.txnEnds[i] as number)])
+      // Only the transaction that took the edit is left to isCanonicalJson.
+      expect(flags.filter(([known]) => known === false), to).toEqual([[false, still]])
     }
   })
 })

@@ -6,6 +6,7 @@ import { checkBlock } from '../../src/ledger/store/append-rules.js'
 import { parseJsonLine } from '../../src/ledger/read/json-lines.js'
 import { toBlockInput } from '../../src/ledger/read/read-blocks.js'
 import { BlockScanner, type ScanMode } from '../../src/ledger/read/block-scanner.js'
+import { isCanonicalJson } from '../../src/ledger/read/canonical-json.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 import { fcRuns } from '../budget.js'
 
@@ -52,6 +53,12 @@ function expectSameAsFullParser(line: Buffer): void {
   expect(checked(ledger.skeleton)).toEqual(checked(json))
   const txns = ledger.txnStarts.map((s, i) => JSON.parse(line.subarray(s, ledger.txnEnds[i]).toString('utf8')) as unknown)
   expect(txns).toEqual(Array.isArray(json.transactions) ? json.transactions : [])
+  // A transaction the scanner finds canonical is one isCanonicalJson finds canonical (its law: the bytes are their re-serialization).
+  expect(ledger.txnCanonical).toHaveLength(txns.length)
+  ledger.txnCanonical.forEach((known, i) => {
+    const [s, e] = [ledger.txnStarts[i] as number, ledger.txnEnds[i] as number]
+    if (known) expect(isCanonicalJson(line, s, e)).toBe(true)
+  })
 }
 
 const sampleLines = readFileSync(SAMPLE, 'utf8')

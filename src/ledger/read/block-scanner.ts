@@ -1,4 +1,6 @@
+import { isUtf8 } from 'node:buffer'
 import type { BlockInput } from '../../core/block.js'
+import { CanonicalReader } from './canonical-json.js'
 import { parseJsonLine } from './json-lines.js'
 import { JsonReader, scanLiteral, scanNumber, skipWs } from './json-bytes.js'
 import { KeyPredictor, KeySet, TextValues } from './json-keys.js'
@@ -23,6 +25,12 @@ export interface ScannedBlock {
   txnStarts: number[]
   /** Byte offset just past each transaction's JSON (`ledger` mode; empty in `engine` mode). */
   txnEnds: number[]
+  /**
+   * Per transaction (`ledger` mode; empty in `engine` mode): `true` when its bytes are known to
+   * be what `JSON.stringify` writes of them (read in the same pass that validates them);
+   * `false` when not known, for `isCanonicalJson` to decide.
+   */
+  txnCanonical: boolean[]
 }
 
 const ROOT = new KeySet(['block_height', 'block_hash', 'block_timestamp', 'first_version', 'last_version', 'transactions', 'gas_unit_prices'])
@@ -78,9 +86,13 @@ const LEDGER_ONLY = (1 << VERSION) | (1 << SENDER) | (1 << SEQUENCE_NUMBER) | (1
 export class BlockScanner {
   /** The reader over the line being scanned; `ingestBlockOfLine` checks transactions through it too. */
   readonly reader = new JsonReader()
+  /** Reads the values the scanner skips in `ledger` mode in `JSON.stringify`'s form; `ingestBlockOfLine` checks through it too. */
+  readonly canonical = new CanonicalReader()
   readonly #txnKeys = new KeyPredictor(TXN_KEYS, KEPT)
   readonly #payloadKeys = new KeyPredictor(PAYLOAD_KEYS, 2)
   readonly #values = new TextValues()
+  /** Whether the object `#transaction`, `#payload` or `#endInfo` read last is known to be canonical. */
+  #canonical = false
 
   /**
    * Validates the whole line as JSON and keeps only the fields the engine (`engine`) or the
@@ -102,11 +114,12 @@ export class BlockScanner {
     const txns: TxnFields[] = []
     const txnStarts: number[] = []
     const txnEnds: number[] = []
+    const txnCanonical: boolean[] = []
     const r = this.reader.at(b)
     const read = r.readRoot(ROOT, (id, p) => {
       if (id === TRANSACTIONS) {
         skeleton.transactions = txns
-        return this.#transactions(p, ledger, txns, txnStarts, txnEnds)
+        return this.#transactions(p, ledger, txns, txnStarts, txnEnds, txnCanonical)
       }
       if (id === GAS_UNIT_PRICES) return -1 // a compact summary: the full reader takes it
       if (id < 0 || (!ledger && (id === BLOCK_HASH || id === BLOCK_TIMESTAMP))) return r.skipValue(p)
@@ -114,7 +127,11 @@ export class BlockScanner {
       if (p >= 0) skeleton[ROOT.names[id] as string] = this.#values.of(r)
       return p
     })
-    return read ? { skeleton: skeleton as unknown as BlockJson, txnStarts, txnEnds } : undefined
+    if (!read) return undefined
+    // Canonical form was read without UTF-8: one check of the line covers each transaction in
+    // it (each starts and ends on an ASCII byte, which no multi-byte sequence holds).
+    if (txnCanonical.includes(true) && !isUtf8(b)) txnCanonical.fill(false)
+    return { skeleton: skeleton as unknown as BlockJson, txnStarts, txnEnds, txnCanonical }
   }
 
   /**
@@ -135,7 +152,7 @@ export class BlockScanner {
   }
 
   /** The `transactions` array at `p`; returns the position past it, or -1. */
-  #transactions(p: number, ledger: boolean, txns: TxnFields[], starts: number[], ends: number[]): number {
+  #transactions(p: number, ledger: boolean, txns: TxnFields[], starts: number[], ends: number[], canonical: boolean[]): number {
     const b = this.reader.bytes
     if (b[p] !== 91) return -1
     p = skipWs(b, p + 1)
@@ -148,6 +165,7 @@ export class BlockScanner {
       if (ledger) {
         starts.push(start)
         ends.push(p)
+        canonical.push(this.#canonical)
       }
       txns.push(txn)
       p = skipWs(b, p)
@@ -156,24 +174,51 @@ export class BlockScanner {
     }
   }
 
-  /** One transaction object at `p` into `txn`; returns the position past it, or -1. */
+  /**
+   * One transaction object at `p` into `txn`; returns the position past it, or -1. In `ledger`
+   * mode it also finds whether the object is canonical (`#canonical`): no whitespace, each key
+   * one of `TXN_KEYS` and once, the values it skips read by `CanonicalReader` (a value that is
+   * not canonical there is skipped again as any JSON), the ones it keeps strings without escapes,
+   * `null` or `#endInfo`'s plain literals and integers.
+   */
   #transaction(p: number, ledger: boolean, txn: TxnFields): number {
     const r = this.reader
     const b = r.bytes
     if (b[p] !== 123) return -1
-    p = skipWs(b, p + 1)
-    if (b[p] === 125) return p + 1
+    let q = skipWs(b, p + 1)
+    let canonical = ledger && q === p + 1
+    p = q
+    if (b[p] === 125) {
+      this.#canonical = canonical
+      return p + 1
+    }
     const keys = this.#txnKeys
     keys.begin()
+    let seen = 0
     for (;;) {
-      p = keys.readKey(r, p)
-      if (p < 0) return -1
+      q = keys.readKey(r, p)
+      if (q < 0) return -1
       const id = keys.id
-      p = skipWs(b, p)
-      if (id < 0 || (!ledger && ((1 << id) & LEDGER_ONLY) !== 0)) p = b[p] === 34 ? r.scanString(p) : r.skipValue(p)
-      else if (id === PAYLOAD) p = this.#payload(p, txn)
-      else if (id === BLOCK_END_INFO) p = this.#endInfo(p, txn)
-      else if (id === REPLAY_PROTECTION_NONCE && b[p] === 110) {
+      const key = keys.key
+      // A canonical key is a known one, not seen before in this object, its colon right after its quote.
+      if (key < 0 || (seen & (1 << key)) !== 0 || b[q - 2] !== 34) canonical = false
+      else seen |= 1 << key
+      p = skipWs(b, q)
+      if (p !== q) canonical = false
+      if (id < 0 || (!ledger && ((1 << id) & LEDGER_ONLY) !== 0)) {
+        q = canonical ? this.canonical.end(r, p) : -1
+        if (q < 0) {
+          canonical = false
+          q = b[p] === 34 ? r.scanString(p) : r.skipValue(p)
+        }
+        p = q
+      } else if (id === PAYLOAD) {
+        p = this.#payload(p, txn, canonical)
+        canonical = this.#canonical
+      } else if (id === BLOCK_END_INFO) {
+        p = this.#endInfo(p, txn, canonical)
+        canonical = this.#canonical
+      } else if (id === REPLAY_PROTECTION_NONCE && b[p] === 110) {
         txn.replay_protection_nonce = null
         p = scanLiteral(b, p)
       } else {
@@ -190,60 +235,99 @@ export class BlockScanner {
         else txn.replay_protection_nonce = value
       }
       if (p < 0) return -1
-      p = skipWs(b, p)
-      if (b[p] === 125) return p + 1
+      q = skipWs(b, p)
+      if (q !== p) canonical = false
+      p = q
+      if (b[p] === 125) {
+        this.#canonical = canonical
+        return p + 1
+      }
       if (b[p] !== 44) return -1
-      p = skipWs(b, p + 1)
+      q = skipWs(b, p + 1)
+      if (q !== p + 1) canonical = false
+      p = q
     }
   }
 
-  /** A payload object at `p`: its `type` and `function` strings. */
-  #payload(p: number, txn: TxnFields): number {
+  /**
+   * A payload object at `p`: its `type` and `function` strings. Sets `#canonical` as
+   * `#transaction` does, starting from `canonical` (the transaction's so far).
+   */
+  #payload(p: number, txn: TxnFields, canonical: boolean): number {
     const r = this.reader
     const b = r.bytes
     const payload: { type: string | undefined; function: string | undefined } = { type: undefined, function: undefined }
     txn.payload = payload
     if (b[p] !== 123) return -1
-    p = skipWs(b, p + 1)
-    if (b[p] === 125) return p + 1
+    let q = skipWs(b, p + 1)
+    if (q !== p + 1) canonical = false
+    p = q
+    if (b[p] === 125) {
+      this.#canonical = canonical
+      return p + 1
+    }
     const keys = this.#payloadKeys
     keys.begin()
+    let seen = 0
     for (;;) {
-      p = keys.readKey(r, p)
-      if (p < 0) return -1
+      q = keys.readKey(r, p)
+      if (q < 0) return -1
       const id = keys.id
-      p = skipWs(b, p)
-      if (id < 0) p = r.skipValue(p)
-      else {
+      const key = keys.key
+      if (key < 0 || (seen & (1 << key)) !== 0 || b[q - 2] !== 34) canonical = false
+      else seen |= 1 << key
+      p = skipWs(b, q)
+      if (p !== q) canonical = false
+      if (id < 0) {
+        q = canonical ? this.canonical.end(r, p) : -1
+        if (q < 0) {
+          canonical = false
+          q = r.skipValue(p)
+        }
+        p = q
+      } else {
         p = r.scanText(p)
         if (p < 0) return -1
         if (id === 0) payload.type = this.#values.of(r)
         else payload.function = this.#values.of(r)
       }
       if (p < 0) return -1
-      p = skipWs(b, p)
-      if (b[p] === 125) return p + 1
+      q = skipWs(b, p)
+      if (q !== p) canonical = false
+      p = q
+      if (b[p] === 125) {
+        this.#canonical = canonical
+        return p + 1
+      }
       if (b[p] !== 44) return -1
-      p = skipWs(b, p + 1)
+      q = skipWs(b, p + 1)
+      if (q !== p + 1) canonical = false
+      p = q
     }
   }
 
   /**
    * A `block_end_info` at `p`: `null`, or an object whose four known members are kept when they
    * are `true`/`false` or plain integers of up to 15 digits (exact as doubles, the value
-   * `JSON.parse` gives); any other value of theirs is refused.
+   * `JSON.parse` gives); any other value of theirs is refused. Sets `#canonical` as
+   * `#transaction` does, starting from `canonical`.
    */
-  #endInfo(p: number, txn: TxnFields): number {
+  #endInfo(p: number, txn: TxnFields, canonical: boolean): number {
     const r = this.reader
     const b = r.bytes
+    this.#canonical = canonical
     if (b[p] === 110) {
       txn.block_end_info = null
       return scanLiteral(b, p)
     }
     const info: Record<string, boolean | number> = {}
     txn.block_end_info = info
-    return r.readObject(p, END_INFO, (id, q) => {
-      if (id < 0) return r.skipValue(q)
+    let unknown = false
+    const past = r.readObject(p, END_INFO, (id, q) => {
+      if (id < 0) {
+        unknown = true
+        return r.skipValue(q)
+      }
       const name = END_INFO.names[id] as string
       const c = b[q]
       if (c === 116 || c === 102) {
@@ -261,6 +345,17 @@ export class BlockScanner {
       info[name] = n
       return end
     })
+    // Known keys (each once: readObject refuses a repeat) and these values are canonical as
+    // written, so only whitespace between them can make the object not so.
+    if (canonical && past >= 0) {
+      let spaced = unknown
+      for (let i = p; i < past && !spaced; i++) {
+        const c = b[i]
+        spaced = c === 32 || c === 9 || c === 10 || c === 13
+      }
+      this.#canonical = !spaced
+    }
+    return past
   }
 }
 

@@ -83,6 +83,8 @@ export class KeyPredictor {
   #seen = 0
   /** The id of the key `readKey` read last: below `kept`, or -1 for a key to skip. */
   id = -1
+  /** The id in `keys` of the key `readKey` read last, kept or not; -1 for a key not in `keys`. */
+  key = -1
 
   constructor(names: string[], kept: number) {
     this.keys = new KeySet(names)
@@ -123,6 +125,7 @@ export class KeyPredictor {
       if (id >= 0) this.#next[this.#slot] = id
     }
     this.#slot = id + 1 || this.#unknown
+    this.key = id
     if (id >= this.kept) id = -1
     else if (id >= 0) {
       if ((this.#seen & (1 << id)) !== 0) return -1
@@ -135,18 +138,22 @@ export class KeyPredictor {
 
 /** Strings cached by content: types and function names repeat on every line. Bounded: a slot is overwritten. */
 const INTERN_SLOTS = 256
+/** Longest string cached: a slot's room in the byte pool (a multiple of 4, for word compares). */
 const INTERN_MAX = 96
 
 /**
  * The values of strings without escapes, as `JSON.parse` of the UTF-8 line gives them:
  * canonical decimals of up to 15 digits from `String(n)` (exact below 10^15, and V8 caches
  * small ones), short strings from a cache of recent ones (kept by the owner with its reader),
- * others decoded.
+ * others decoded. The cache keeps each slot's bytes in one pool allocated once, so a miss
+ * (most senders are new) costs the decode and a copy, nothing else.
  */
 export class TextValues {
-  readonly #bytes: (Uint8Array | undefined)[] = new Array<Uint8Array | undefined>(INTERN_SLOTS)
-  /** The cached bytes' whole 32-bit words (little-endian), compared four bytes at a time. */
-  readonly #words: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(INTERN_SLOTS)
+  readonly #pool = new Uint8Array(INTERN_SLOTS * INTERN_MAX)
+  /** The pool as a DataView, compared with the line four bytes at a time. */
+  readonly #poolView = new DataView(this.#pool.buffer)
+  /** Length in bytes of each slot's string, -1 for an empty slot. */
+  readonly #length = new Int32Array(INTERN_SLOTS).fill(-1)
   readonly #text: string[] = new Array<string>(INTERN_SLOTS).fill('')
 
   /** The value of the string `r.scanText` just read. */
@@ -168,24 +175,24 @@ export class TextValues {
     }
     if (n > INTERN_MAX) return b.toString('utf8', s, e)
     const slot = (n * 7 + first * 5 + (b[e - 1] as number) * 3 + (b[s + (n >> 1)] as number) + (b[s + (n >> 2)] as number) * 11) & (INTERN_SLOTS - 1)
-    const cached = this.#bytes[slot]
-    if (cached !== undefined && cached.length === n) {
-      const w = this.#words[slot] as Int32Array
-      const m = w.length
+    const at = slot * INTERN_MAX
+    const pool = this.#pool
+    if (this.#length[slot] === n) {
+      const m = n >> 2
       const v = r.view
+      const w = this.#poolView
       let i = 0
-      while (i < m && v.getInt32(s + 4 * i, true) === w[i]) i++
+      while (i < m && v.getInt32(s + 4 * i, true) === w.getInt32(at + 4 * i, true)) i++
       if (i === m) {
         i <<= 2
-        while (i < n && cached[i] === b[s + i]) i++
+        while (i < n && pool[at + i] === b[s + i]) i++
         if (i === n) return this.#text[slot] as string
       }
     }
     const value = b.toString('utf8', s, e)
-    // A copy: Buffer's slice() is a view, which would keep the whole read chunk alive in the cache.
-    const copy = Uint8Array.prototype.slice.call(b, s, e)
-    this.#bytes[slot] = copy
-    this.#words[slot] = wordsOf(copy)
+    // A copy: a view would keep the whole read chunk alive in the cache.
+    for (let i = 0; i < n; i++) pool[at + i] = b[s + i] as number
+    this.#length[slot] = n
     this.#text[slot] = value
     return value
   }
