@@ -7,6 +7,7 @@
 import { canonicalIntegerEnd, skipWs, stringifyEscapeEnd } from '../read/json-bytes.js'
 import type { TxnFields } from '../read/txn-fields.js'
 import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
+import { decodeHexDigits } from './hex-digits.js'
 import { DECIMAL, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
 /** Shortest hex string worth a token: below that it saves little. */
@@ -21,22 +22,6 @@ const PLACEHOLDER_FIRST_BYTE = 0x41
 
 /** Slots of the packer's cache of hex field values (a power of two): a few times the senders of a busy chain's span. */
 const HEX_TEXT_SLOTS = 1 << 14
-
-/** Lowercase hex digit → value, else -1 (uppercase hex is not packed: the token writes lowercase). */
-const hexValue = new Int8Array(256).fill(-1)
-for (let c = 0; c < 10; c++) hexValue[48 + c] = c
-for (let c = 0; c < 6; c++) hexValue[97 + c] = 10 + c
-
-/**
- * Two bytes read as a little-endian 16-bit number, `first | (second << 8)` → their value when both
- * are lowercase hex digits (the first the high digit), else -1: one load per pair of a hex string,
- * two per 32-bit word read.
- */
-const hexPair = new Int16Array(1 << 16).fill(-1)
-for (let hi = 0; hi < 256; hi++) {
-  if ((hexValue[hi] as number) < 0) continue
-  for (let lo = 0; lo < 256; lo++) if ((hexValue[lo] as number) >= 0) hexPair[hi | (lo << 8)] = ((hexValue[hi] as number) << 4) | (hexValue[lo] as number)
-}
 
 /**
  * The packer: reads a transaction's JSON once, byte by byte, and writes its record. Its state
@@ -273,32 +258,8 @@ export class TxnPacker {
     if (b[p + 1] === 48 && b[p + 2] === 120) {
       // Hex in one pass: pairs are packed as they are read, and the token is given up (the string
       // copied below) if a byte is not a lowercase hex digit before the closing quote.
-      let k = p + 3
-      let w = o + 3
-      // Four digits a step while a whole word lies within the bytes, then pair by pair.
-      const view = this.#view
-      for (const last = b.length - 4; k <= last; k += 4) {
-        const x = view.getUint32(k, true)
-        const v0 = hexPair[x & 0xffff] as number
-        const v1 = hexPair[x >>> 16] as number
-        if ((v0 | v1) < 0) break
-        out[w] = v0
-        out[w + 1] = v1
-        w += 2
-      }
-      for (;;) {
-        const v = hexPair[(b[k] as number) | ((b[k + 1] as number) << 8)] as number
-        if (v < 0) {
-          const hi = hexValue[b[k] as number] as number
-          if (hi >= 0) {
-            out[w++] = hi
-            k++
-          }
-          break
-        }
-        out[w++] = v
-        k += 2
-      }
+      const k = decodeHexDigits(b, this.#view, p + 3, out, o + 3)
+      const w = o + 3 + ((k - p - 2) >> 1)
       const count = k - p - 3
       if (b[k] === 34 && count >= MIN_HEX_DIGITS && count < 1 << 14) {
         // A hex value of the dictionary (the accumulator placeholder hash) is one byte instead of 35.
