@@ -61,6 +61,34 @@ describe.each([
       { numRuns: Math.ceil(NUM_RUNS / 3) },
     )
   })
+  it('storage grown while it fills (from any first sequence number, and again after clear) holds the sorted newest-W values', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.array(fc.integer({ min: 0, max: 50 }), { maxLength: 700 }),
+        fc.nat(),
+        (w, start, values, cut) => {
+          const win = make(w)
+          // a clear part-way (maybe before any push), then a new sequence from another start
+          const at = values.length === 0 ? 0 : cut % values.length
+          const check = (held: number[], seq: number) => {
+            const sorted = held.slice(-w).sort((a, b) => a - b)
+            expect([win.length, win.newestSeq, win.flaggedCount]).toEqual([sorted.length, sorted.length === 0 ? -1 : seq, held.slice(-w).filter((x) => x % 2 === 0).length])
+            for (let k = 0; k < sorted.length; k++) expect(win.valueAt(k)).toBe(sorted[k])
+            if (sorted.length > 0) expect(win.seqAt(sorted.length - 1)).toBe(seq - (Math.min(w, held.length) - 1) + held.slice(-w).indexOf(sorted[sorted.length - 1] as number))
+          }
+          values.slice(0, at).forEach((v, i) => win.push(v, start + i, v % 2 === 0))
+          check(values.slice(0, at), start + at - 1)
+          win.clear()
+          const rest = values.slice(at)
+          rest.forEach((v, i) => win.push(v, 7 + i, v % 2 === 0))
+          check(rest, 7 + rest.length - 1)
+        },
+      ),
+      { numRuns: Math.ceil(NUM_RUNS / 3) },
+    )
+  })
   it('clear empties it and it refills with a new sequence', () => {
     const win = make(3)
     ;[5, 1, 9, 7].forEach((v, i) => win.push(v, i, true))
