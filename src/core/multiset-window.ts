@@ -84,6 +84,16 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
   }
 
   push(value: U64, seq: number, flag: boolean): void {
+    const next = this.cursor
+    if (this.count === this.capacity && seq === this.last + 1 && this.slotNum[next] === value && this.slotBig === null) {
+      // the value evicted is the value pushed (a steady series): the multiset is unchanged, only the flag and the newest seq move
+      const f = flag ? 1 : 0
+      this.flagged += f - (this.slotFlag[next] as number)
+      this.slotFlag[next] = f
+      this.last = seq
+      this.cursor = next + 1 === this.capacity ? 0 : next + 1
+      return
+    }
     const b = typeof value === 'bigint' ? value : undefined
     const n = b === undefined ? (value as number) : Number(b)
     let slot = 0
