@@ -19,19 +19,24 @@ const NO_NUMS = new Float64Array(0)
 const NO_FLAGS = new Uint8Array(0)
 
 /**
- * Slots a window allocates at its first push; it doubles from there as it fills, up to its
- * capacity. Eight doubles are 64 bytes, the most V8 keeps inside the heap object (larger typed
- * arrays get a separately allocated backing store, which costs more to make and to collect).
+ * Slots a window allocates at its first push; it grows eightfold from there as it fills, up to
+ * its capacity. Eight doubles are 64 bytes, the most V8 keeps inside the heap object; a larger
+ * typed array gets a backing store of its own, which costs far more to make and to collect than
+ * its bytes, so the window takes few, large steps (8, 64, 512, …): a window filled to 1,000
+ * values makes three such stores per array instead of the seven doubling would.
  */
 export const FIRST_SLOTS = 8
 
+/** How many times larger each step of a window's storage is. */
+const GROWTH = 8
+
 /**
- * The size a window's storage grows to when it needs `slots` slots and holds `size`: doubled
- * (at least `FIRST_SLOTS`), never beyond `capacity`. Doubling copies each value O(1) times on
- * the way to a full window.
+ * The size a window's storage grows to when it needs `slots` slots and holds `size`:
+ * `GROWTH` times larger (at least `FIRST_SLOTS`), never beyond `capacity`. Each value is
+ * copied at most 1/(GROWTH − 1) times on average on the way to a full window.
  */
 export function grownSize(size: number, slots: number, capacity: number): number {
-  return Math.min(capacity, Math.max(FIRST_SLOTS, 2 * size, slots))
+  return Math.min(capacity, Math.max(FIRST_SLOTS, GROWTH * size, slots))
 }
 
 /**
