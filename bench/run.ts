@@ -41,7 +41,7 @@ if (want('core')) {
   const group = startGroup(
     'core',
     'engine: fast paths against their naive references, in-process',
-    'Warm, in-process (tinybench, warm-up on): each fast path beside its plain reference on the same seeded blocks, a fresh tinybench run per round so the two members of a pair run close in time; time per block (the two modes: one estimator each fed the blocks as an unending stream; their construction in its own row, per estimator).',
+    'Warm, in-process (tinybench, warm-up on): each fast path beside its plain reference on the same seeded blocks, a fresh tinybench run per round so the two members of a pair run close in time; time per block (the two modes: one estimator each fed the blocks as an unending stream, in 40 alternating passes per round, the ratio the median over pairs; their construction in its own row, per estimator).',
     'warm',
     rounds,
   )
