@@ -176,6 +176,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const floor = this.floor
     let best = 0
     let bestLoss = loss[0] as number
+    // the window the best unscaled expert read (expert 0 is marginal), so its served quantile is read without looking it up again
+    let bestWindow = marginal[windows[0] as number] as OrderStatisticWindow
     let bestScaled = -1
     let hot = false
     for (let e = 0; e < windows.length; e++) {
@@ -203,16 +205,19 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       if (l < bestLoss) {
         best = e
         bestLoss = l
+        bestWindow = w
       }
     }
-    if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * bestLoss) best = bestScaled
+    const scaledWins = bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * bestLoss
+    if (scaledWins) best = bestScaled
     if (hot) this.lastHot[i] = j
     this.chosen[i] = best
     const d = this.offset[i] as number
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
     const rule = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate
     this.floorRule[i] = rule ? 1 : 0
-    this.quoted[i] = rule ? floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + d)
+    const level = 1 - (alpha[best] as number) + d
+    this.quoted[i] = rule ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
   }
 
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */
