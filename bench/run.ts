@@ -24,6 +24,8 @@ function coreReference(name: string): string {
     'empty blocks, windows x100': 'empty blocks, default windows',
     '0-20 txn blocks: calibrated mode ingest + estimate': '0-20 txn blocks: aptos mode ingest + estimate',
     '250-txn blocks: calibrated mode ingest + estimate': '250-txn blocks: aptos mode ingest + estimate',
+    '250-txn blocks, fresh estimator per 2,000 blocks: calibrated mode': '250-txn blocks, fresh estimator per 2,000 blocks: aptos mode',
+    'construction: calibrated mode (new estimator + first block)': 'construction: aptos mode (new estimator + first block)',
   }
   return references[name] ?? 'its reference (bench/core.ts)'
 }
@@ -39,7 +41,7 @@ if (want('core')) {
   const group = startGroup(
     'core',
     'engine: fast paths against their naive references, in-process',
-    'Warm, in-process (tinybench, warm-up on): each fast path beside its plain reference on the same seeded blocks, a fresh tinybench run per round so the two members of a pair run close in time; time per block.',
+    'Warm, in-process (tinybench, warm-up on): each fast path beside its plain reference on the same seeded blocks, a fresh tinybench run per round so the two members of a pair run close in time; time per block (the two modes: one estimator each fed the blocks as an unending stream, in 40 alternating passes per round, the ratio the median over pairs; their construction in its own row, per estimator).',
     'warm',
     rounds,
   )
@@ -51,7 +53,7 @@ if (want('core')) {
     const speedup = first.target.startsWith('speedup')
     const reference = at.map((x) => (speedup ? x.ns_per_block * x.ratio : x.ns_per_block / x.ratio))
     const limit = /(?:speedup >=|cost <=) ([0-9.]+)x/.exec(first.target)
-    return row(first.name, 'ns per block', [first.name, at.map((x) => x.ns_per_block)], [[coreReference(first.name), reference]], {
+    return row(first.name, first.unit, [first.name, at.map((x) => x.ns_per_block)], [[coreReference(first.name), reference]], {
       ...(limit === null ? {} : { maxRatio: speedup ? 1 / Number(limit[1]) : Number(limit[1]) }),
       note: `target: ${first.target}`,
     })

@@ -3,16 +3,19 @@ import { InvalidBlockError } from './errors.js'
 
 /**
  * The newest `capacity` priced blocks by ingest sequence number (slot `seq % capacity`), with the
- * ingest order rule both estimators share. Memory fixed at construction; push O(1).
+ * ingest order rule both estimators share. The slots grow with the blocks held (sequence numbers
+ * start at 0 and are consecutive, so until the ring turns over each push appends), up to
+ * `capacity`: an estimator that has seen few blocks holds few, and a new one allocates nothing
+ * here. Push O(1) amortised; once full, no push allocates.
  */
 export class BlockRing {
   readonly capacity: number
-  private readonly slots: (PricedBlock | undefined)[]
+  /** slots[seq % capacity]; `min(pushed, capacity)` long. */
+  private readonly slots: PricedBlock[] = []
   private pushed = 0
 
   constructor(capacity: number) {
     this.capacity = capacity
-    this.slots = new Array<PricedBlock | undefined>(capacity).fill(undefined)
   }
 
   /** Blocks pushed so far (the next block's sequence number). */
@@ -63,7 +66,7 @@ export class BlockRing {
   }
 
   clear(): void {
-    this.slots.fill(undefined)
+    this.slots.length = 0
     this.pushed = 0
   }
 }

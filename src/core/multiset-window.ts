@@ -14,30 +14,59 @@ export function compare(an: number, ab: bigint | undefined, bn: number, bb: bigi
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** Storage of every window not yet pushed to: no length, so nothing is ever written to it (a push grows first). */
+const NO_NUMS = new Float64Array(0)
+const NO_FLAGS = new Uint8Array(0)
+
 /**
- * What the window kinds share: the ring of the newest `capacity` values by slot `seq % capacity`
+ * Slots a window allocates at its first push; it grows eightfold from there as it fills, up to
+ * its capacity. Eight doubles are 64 bytes, the most V8 keeps inside the heap object; a larger
+ * typed array gets a backing store of its own, which costs far more to make and to collect than
+ * its bytes, so the window takes few, large steps (8, 64, 512, …): a window filled to 1,000
+ * values makes three such stores per array instead of the seven doubling would.
+ */
+export const FIRST_SLOTS = 8
+
+/** How many times larger each step of a window's storage is. */
+const GROWTH = 8
+
+/**
+ * The size a window's storage grows to when it needs `slots` slots and holds `size`:
+ * `GROWTH` times larger (at least `FIRST_SLOTS`), never beyond `capacity`. Each value is
+ * copied at most 1/(GROWTH − 1) times on average on the way to a full window.
+ */
+export function grownSize(size: number, slots: number, capacity: number): number {
+  return Math.min(capacity, Math.max(FIRST_SLOTS, GROWTH * size, slots))
+}
+
+/**
+ * What the window kinds share: the ring of the newest `capacity` values by slot
+ * `(seq − origin) mod capacity`, origin the first sequence number pushed into the empty window
  * (read back to evict, and to answer `seqAt`), the count of flagged values, and the push
- * protocol. A subclass keeps the values as an ordered multiset: `add` one value (window not full)
+ * protocol. The ring's storage grows as the window fills (while it is not full, the values sit
+ * in slots [0, length)), so a window costs memory in proportion to what it has held, at most its
+ * capacity; once full, no push allocates. A subclass keeps the values as an ordered multiset: `add` one value (window not full)
  * or `replace` the evicted value by the new one (they differ; equal values need no work).
  * Keys are doubles (exact for safe integers, monotonic for bigints) with the exact bigint beside
  * them where a value is above 2^53.
  */
 export abstract class MultisetWindow implements OrderStatisticWindow {
   readonly capacity: number
-  /** Empty until the first push (see `allocate`), then `capacity` long. */
-  private slotNum: Float64Array
-  /** Exact bigints of the values above 2^53 by slot; allocated when the first one is pushed. */
+  /** Empty until the first push, then grown with the window (see `grow`), at most `capacity` long. */
+  private slotNum: Float64Array = NO_NUMS
+  /** Exact bigints of the values above 2^53 by slot; allocated (`capacity` long) when the first one is pushed. */
   private slotBig: (bigint | undefined)[] | null = null
-  private slotFlag: Uint8Array
+  private slotFlag: Uint8Array = NO_FLAGS
   /** Values held; `add` runs before it is incremented. */
   protected count = 0
   private last = -1
   private flagged = 0
+  /** The sequence number in slot 0, and the slot of sequence number `last + 1`: consecutive pushes take the next slot without a division. */
+  private origin = 0
+  private cursor = 0
 
   constructor(capacity: number) {
     this.capacity = capacity
-    this.slotNum = new Float64Array(0)
-    this.slotFlag = new Uint8Array(0)
   }
 
   get length(): number {
@@ -60,10 +89,21 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
   }
 
   push(value: U64, seq: number, flag: boolean): void {
+    const next = this.cursor
+    if (this.count === this.capacity && seq === this.last + 1 && this.slotNum[next] === value && this.slotBig === null) {
+      // the value evicted is the value pushed (a steady series): the multiset is unchanged, only the flag and the newest seq move
+      const f = flag ? 1 : 0
+      this.flagged += f - (this.slotFlag[next] as number)
+      this.slotFlag[next] = f
+      this.last = seq
+      this.cursor = next + 1 === this.capacity ? 0 : next + 1
+      return
+    }
     const b = typeof value === 'bigint' ? value : undefined
     const n = b === undefined ? (value as number) : Number(b)
-    const slot = seq % this.capacity
-    if (this.slotNum.length === 0) this.allocate()
+    let slot = 0
+    if (this.count === 0) this.origin = seq
+    else slot = seq === this.last + 1 ? this.cursor : this.slotOf(seq)
     if (b !== undefined && this.slotBig === null) this.slotBig = new Array<bigint | undefined>(this.capacity).fill(undefined)
     if (this.count === this.capacity) {
       const on = this.slotNum[slot] as number
@@ -71,6 +111,7 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
       this.flagged -= this.slotFlag[slot] as number
       if (compare(on, ob, n, b) !== 0) this.replace(on, ob, n, b)
     } else {
+      if (slot >= this.slotNum.length) this.grow(slot + 1)
       this.add(n, b)
       this.count++
     }
@@ -79,6 +120,7 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     this.slotFlag[slot] = flag ? 1 : 0
     this.flagged += flag ? 1 : 0
     this.last = seq
+    this.cursor = slot + 1 === this.capacity ? 0 : slot + 1
   }
 
   /**
@@ -101,6 +143,7 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
         this.slotFlag.fill(flag ? 1 : 0)
         this.flagged = flag ? this.capacity : 0
         this.last = firstSeq + n - 1
+        this.cursor = this.slotOf(this.last + 1)
         return
       }
       s = n - this.capacity
@@ -116,25 +159,36 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
     const n = typeof v === 'bigint' ? Number(v) : v
     const b = typeof v === 'bigint' ? v : undefined
     for (let s = this.last - this.count + 1; s <= this.last; s++) {
-      const slot = s % this.capacity
+      const slot = this.slotOf(s)
       if (this.slotNum[slot] === n && (this.slotBig === null ? undefined : this.slotBig[slot]) === b) return s
     }
     throw new Error('window invariant broken: the value of a rank is not held')
   }
 
-  /**
-   * Allocates the window's fixed storage, at its first push: a window never pushed to (the
-   * calibrated learner keeps one per chain state, and a chain may never visit some) costs no
-   * memory, and one that is costs exactly what it would have from the start.
-   */
-  private allocate(): void {
-    this.slotNum = new Float64Array(this.capacity)
-    this.slotFlag = new Uint8Array(this.capacity)
-    this.allocateValues()
+  /** The slot of sequence number `seq` (at or after the origin). */
+  private slotOf(seq: number): number {
+    return (seq - this.origin) % this.capacity
   }
 
-  /** Allocates the subclass's storage for `capacity` values (called once, at the first push). */
-  protected abstract allocateValues(): void
+  /**
+   * Grows the ring (and the subclass's storage, `growValues`) to hold at least `slots` values:
+   * a window never pushed to costs nothing, one that a chain visits a few times costs a few
+   * slots (the calibrated learner keeps one per chain state, and a chain may visit some rarely),
+   * and a full one exactly its capacity.
+   */
+  private grow(slots: number): void {
+    const size = grownSize(this.slotNum.length, slots, this.capacity)
+    const num = new Float64Array(size)
+    num.set(this.slotNum)
+    const flag = new Uint8Array(size)
+    flag.set(this.slotFlag)
+    this.slotNum = num
+    this.slotFlag = flag
+    this.growValues(size)
+  }
+
+  /** Grows the subclass's storage to hold `size` values, keeping the `length` held (`size` is at most `capacity`). */
+  protected abstract growValues(size: number): void
   /** Adds one value (the window is not full). */
   protected abstract add(n: number, b: bigint | undefined): void
   /** Replaces one copy of the held value (on, ob) by (n, b); the two differ. */

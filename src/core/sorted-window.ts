@@ -1,6 +1,9 @@
 import { MultisetWindow, compare } from './multiset-window.js'
 import type { U64 } from './u64.js'
 
+/** The values of every sorted window not yet pushed to: no length, never written (a push grows first). */
+const NO_VALUES = new Float64Array(0)
+
 /**
  * Order-statistic window over a sorted typed array of values (a multiset; ties in any order).
  * Keys are held as doubles, exact for safe integers; `Number()` of a bigint is monotonic, so
@@ -13,16 +16,14 @@ import type { U64 } from './u64.js'
  * numbers in (newestSeq - length, newestSeq].
  */
 export class SortedWindow extends MultisetWindow {
-  private num: Float64Array
+  /** The sorted values, grown with the window (see `MultisetWindow.grow`); shared empty until the first push. */
+  private num: Float64Array = NO_VALUES
   private big: (bigint | undefined)[] | null = null
 
-  constructor(capacity: number) {
-    super(capacity)
-    this.num = new Float64Array(0)
-  }
-
-  protected allocateValues(): void {
-    this.num = new Float64Array(this.capacity)
+  protected growValues(size: number): void {
+    const num = new Float64Array(size)
+    num.set(this.num.subarray(0, this.count))
+    this.num = num
   }
 
   valueAt(k: number): U64 {

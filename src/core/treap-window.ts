@@ -39,7 +39,7 @@ export class TreapWindow extends MultisetWindow {
   }
 
   /** The treap's arrays are allocated with the window: windows this large are few and always in use. */
-  protected allocateValues(): void {}
+  protected growValues(): void {}
 
   protected clearValues(): void {
     this.root = -1

@@ -5,9 +5,9 @@ import type { U64 } from './u64.js'
 
 /**
  * The newest `capacity` values of a stream, answering order statistics. Values are pushed with
- * consecutive sequence numbers; pushing into a full window evicts the oldest value. Memory is
- * fixed by the capacity, allocated at the first push (a window never used costs nothing); no
- * later push allocates.
+ * consecutive sequence numbers; pushing into a full window evicts the oldest value. Memory
+ * grows with the values held, in eightfold steps (see `grownSize`), up to a bound fixed by the
+ * capacity (a window never used costs nothing); once the window is full no push allocates.
  */
 export interface OrderStatisticWindow {
   readonly capacity: number

@@ -61,6 +61,37 @@ describe.each([
       { numRuns: Math.ceil(NUM_RUNS / 3) },
     )
   })
+  it('storage grown while it fills (from any first sequence number, and again after clear) holds the sorted newest-W values and their flags', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        // few distinct values, flags drawn apart from them: a value often evicts an equal one with another flag
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxLength: 700 }),
+        fc.nat(),
+        (w, start, pushes, cut) => {
+          const win = make(w)
+          // a clear part-way (maybe before any push), then a new sequence from another start
+          const at = pushes.length === 0 ? 0 : cut % pushes.length
+          const check = (held: [number, boolean][], seq: number) => {
+            const newest = held.slice(-w)
+            const sorted = newest.map(([v]) => v).sort((a, b) => a - b)
+            expect([win.length, win.newestSeq, win.flaggedCount]).toEqual([sorted.length, sorted.length === 0 ? -1 : seq, newest.filter(([, f]) => f).length])
+            for (let k = 0; k < sorted.length; k++) expect(win.valueAt(k)).toBe(sorted[k])
+            const top = sorted.length - 1
+            if (top >= 0) expect(win.seqAt(top)).toBe(seq - (newest.length - 1) + newest.findIndex(([v]) => v === sorted[top]))
+          }
+          pushes.slice(0, at).forEach(([v, f], i) => win.push(v, start + i, f))
+          check(pushes.slice(0, at), start + at - 1)
+          win.clear()
+          const rest = pushes.slice(at)
+          rest.forEach(([v, f], i) => win.push(v, 7 + i, f))
+          check(rest, 7 + rest.length - 1)
+        },
+      ),
+      { numRuns: Math.ceil(NUM_RUNS / 3) },
+    )
+  })
   it('clear empties it and it refills with a new sequence', () => {
     const win = make(3)
     ;[5, 1, 9, 7].forEach((v, i) => win.push(v, i, true))

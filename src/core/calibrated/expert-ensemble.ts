@@ -173,37 +173,51 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.chain.state] as OrderStatisticWindow[]
     const windows = this.expertWindow
     const kinds = this.expertKind
-    const scaled = this.scaledWindows[x] as OrderStatisticWindow
+    const floor = this.floor
     let best = 0
+    let bestLoss = loss[0] as number
+    // the window the best unscaled expert read (expert 0 is marginal), so its served quantile is read without looking it up again
+    let bestWindow = marginal[windows[0] as number] as OrderStatisticWindow
     let bestScaled = -1
     let hot = false
     for (let e = 0; e < windows.length; e++) {
       const wi = windows[e] as number
-      if (kinds[e] === SCALED) {
-        quotes[e] = scaledQuantile(scaled, 1 - (alpha[e] as number), this.chain.going, marginal[wi] as OrderStatisticWindow, this.floor)
-        if (quotes[e] !== this.floor) hot = true
-        if (bestScaled < 0 || (loss[e] as number) < (loss[bestScaled] as number)) bestScaled = e
+      const kind = kinds[e] as number
+      const l = loss[e] as number
+      if (kind === SCALED) {
+        const p = scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, 1 - (alpha[e] as number), this.chain.going, marginal[wi] as OrderStatisticWindow, floor)
+        quotes[e] = p
+        if (p !== floor) hot = true
+        if (bestScaled < 0 || l < (loss[bestScaled] as number)) bestScaled = e
         continue
       }
       let w = marginal[wi] as OrderStatisticWindow
-      if (kinds[e] === CONDITIONED) {
+      if (kind === CONDITIONED) {
         const c = conditional[wi] as OrderStatisticWindow
         if (c.length > 0) w = c
       }
       // the quantile at level 1 − α (see `windowQuantile`), inlined: this loop is the learner's hot path
       const n = w.length
       const need = n === 0 ? 0 : Math.ceil((1 - (alpha[e] as number)) * n - 1e-9)
-      quotes[e] = need <= 0 ? this.floor : w.valueAt((need < n ? need : n) - 1)
-      if (quotes[e] !== this.floor) hot = true
-      if ((loss[e] as number) < (loss[best] as number)) best = e
+      const p = need <= 0 ? floor : w.valueAt((need < n ? need : n) - 1)
+      quotes[e] = p
+      if (p !== floor) hot = true
+      if (l < bestLoss) {
+        best = e
+        bestLoss = l
+        bestWindow = w
+      }
     }
-    if (bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * (loss[best] as number)) best = bestScaled
+    const scaledWins = bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * bestLoss
+    if (scaledWins) best = bestScaled
     if (hot) this.lastHot[i] = j
     this.chosen[i] = best
     const d = this.offset[i] as number
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
-    this.floorRule[i] = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate ? 1 : 0
-    this.quoted[i] = this.floorRule[i] === 1 ? this.floor : this.expertPrice(i, best, 1 - (alpha[best] as number) + (this.offset[i] as number))
+    const rule = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate
+    this.floorRule[i] = rule ? 1 : 0
+    const level = 1 - (alpha[best] as number) + d
+    this.quoted[i] = rule ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
   }
 
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */
