@@ -207,19 +207,24 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
   return true
 }
 
-/** `signatureText` of the signature at `[at, end)`; false when the signature member is left out. */
-export function signatureText1(r: WireReader, at: number, end: number, w: TextWriter): boolean {
-  let ed = -1
-  let edEnd = -1
+/**
+ * The one member at field 2 of the message at `[at, end)` (a signature's ed25519 or a payload's
+ * entry function: the first case of its oneof), when its only other field is its kind (field 1,
+ * a varint): its bytes' range. `null` when it has none, more than one, or any other field, so
+ * the caller takes the decoder's path. Leaves `r.pos` at `end`.
+ */
+function soleMember(r: WireReader, at: number, end: number): { at: number; end: number } | null {
+  let member = -1
+  let memberEnd = -1
   let others = 0
   r.pos = at
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === ((2 << 3) | 2)) {
-      if (ed >= 0) others++
-      edEnd = r.lengthEnd(end)
-      ed = r.pos
-      r.pos = edEnd
+      if (member >= 0) others++
+      memberEnd = r.lengthEnd(end)
+      member = r.pos
+      r.pos = memberEnd
     } else if (tag === ((1 << 3) | 0)) {
       r.varint32(end)
     } else {
@@ -227,7 +232,15 @@ export function signatureText1(r: WireReader, at: number, end: number, w: TextWr
       other(r, tag, end, 0)
     }
   }
-  if (ed >= 0 && others === 0) {
+  return member >= 0 && others === 0 ? { at: member, end: memberEnd } : null
+}
+
+/** `signatureText` of the signature at `[at, end)`; false when the signature member is left out. */
+export function signatureText1(r: WireReader, at: number, end: number, w: TextWriter): boolean {
+  const sole = soleMember(r, at, end)
+  if (sole !== null) {
+    const ed = sole.at
+    const edEnd = sole.end
     let keyAt = ed
     let keyEnd = ed
     let sigAt = ed
@@ -273,26 +286,9 @@ const ENTRY_END = ascii('],"type":"entry_function_payload"}')
 /** `payloadText` of the payload at `[at, end)` (`at` < 0: none). */
 export function payloadText1(r: WireReader, at: number, end: number, w: TextWriter): PayloadParts {
   if (at >= 0) {
-    let entry = -1
-    let entryEnd = -1
-    let others = 0
-    r.pos = at
-    while (r.pos < end) {
-      const tag = r.tag(end)
-      if (tag === ((2 << 3) | 2)) {
-        if (entry >= 0) others++
-        entryEnd = r.lengthEnd(end)
-        entry = r.pos
-        r.pos = entryEnd
-      } else if (tag === ((1 << 3) | 0)) {
-        r.varint32(end)
-      } else {
-        others++
-        other(r, tag, end, 0)
-      }
-    }
-    if (entry >= 0 && others === 0) {
-      const fn = entryFunction(r, entry, entryEnd, w)
+    const sole = soleMember(r, at, end)
+    if (sole !== null) {
+      const fn = entryFunction(r, sole.at, sole.end, w)
       if (fn !== undefined) return { skeleton: { type: 'entry_function_payload', function: fn }, nonce: null }
     }
   }
