@@ -4,7 +4,7 @@
  * groups (replay-cold, ingest-sqlite, ingest-postgres, reads-cold, serve-startup, estimate-cold:
  * whole processes against bare baselines, in the shape of bench/results.ts that `npm run
  * bench:report` renders into docs/benchmarks.md) and the warm ones (core, http, replay,
- * calibration, follow, stream, memory-store, stores, reads, scale, load, pipelining; the last two only
+ * calibration, follow, stream, stream-decode, memory-store, stores, reads, scale, load, pipelining; the last two only
  * when named). Flags (`--rounds N`, `--quick`) go to every group run. Groups other than core run
  * as child processes so one group's heap and JIT state do not colour another's figures.
  */
@@ -66,7 +66,7 @@ if (want('core')) {
 }
 
 const COLD = ['replay-cold', 'ingest-sqlite', 'ingest-postgres', 'reads-cold', 'serve-startup', 'estimate-cold']
-for (const group of [...COLD, 'http', 'replay', 'calibration', 'follow', 'stream', 'memory-store', 'stores', 'reads', 'scale', 'load', 'pipelining']) {
+for (const group of [...COLD, 'http', 'replay', 'calibration', 'follow', 'stream', 'stream-decode', 'memory-store', 'stores', 'reads', 'scale', 'load', 'pipelining']) {
   const script = fileURLToPath(new URL(`./${group}.ts`, import.meta.url))
   if (!want(group) || !existsSync(script)) continue
   console.log(`\n## ${group}\n`)

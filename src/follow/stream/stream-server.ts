@@ -64,7 +64,7 @@ function varint(n: number | bigint): number[] {
  * `Transaction`, length-delimited, tag 0x0a) per transaction, then `chain_id` (field 2,
  * varint, tag 0x10). Written by hand so the server spends nothing re-encoding.
  */
-function responseBytes(transactions: readonly Uint8Array[], chainId: number): Buffer {
+export function responseBytes(transactions: readonly Uint8Array[], chainId: number): Buffer {
   const parts: Uint8Array[] = []
   for (const t of transactions) parts.push(Uint8Array.from([0x0a, ...varint(t.length)]), t)
   parts.push(Uint8Array.from([0x10, ...varint(chainId)]))

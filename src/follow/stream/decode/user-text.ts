@@ -1,6 +1,7 @@
 import { shortAddress } from '../convert/hex.js'
 import { moveTypeString } from '../convert/move-type.js'
 import { changeText, eventText, payloadText, signatureText, type PayloadText } from '../convert/payload-text.js'
+import { fallbacks } from './fallbacks.js'
 import { moveStructTag, moveType, other } from './move.js'
 import { entryFunctionId, event, timestamp, transactionPayload } from './payload.js'
 import { signature } from './signature.js'
@@ -101,6 +102,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
     }
   }
   if (keyAt < 0 || merged || typeAt < 0 || typeAt === typeEnd) {
+    fallbacks.event++
     r.pos = at
     w.utf8(eventText(event(r, end)))
     return
@@ -150,6 +152,7 @@ function changeText1(r: WireReader, at: number, end: number, w: TextWriter): voi
     }
   }
   if (resource < 0 || others > 0 || !writeResource(r, resource, resourceEnd, w)) {
+    fallbacks.change++
     r.pos = at
     w.utf8(changeText(writeSetChange(r, end)))
   }
@@ -265,6 +268,7 @@ export function signatureText1(r: WireReader, at: number, end: number, w: TextWr
     w.lit(ED25519_END)
     return true
   }
+  fallbacks.signature++
   r.pos = at
   const text = signatureText(signature(r, end))
   if (text === undefined) return false
@@ -292,6 +296,7 @@ export function payloadText1(r: WireReader, at: number, end: number, w: TextWrit
       if (fn !== undefined) return { skeleton: { type: 'entry_function_payload', function: fn }, nonce: null }
     }
   }
+  fallbacks.payload++
   let p
   if (at >= 0) {
     r.pos = at

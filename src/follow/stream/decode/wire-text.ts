@@ -2,6 +2,7 @@ import type { TransactionJson } from '../../../ledger/store/types.js'
 import { hex, micros } from '../convert/hex.js'
 import { transactionText } from '../convert/transaction-text.js'
 import type { Transaction } from '../gen/aptos/transaction/v1/transaction_pb.js'
+import { fallbacks } from './fallbacks.js'
 import { other } from './move.js'
 import { timestamp } from './payload.js'
 import { ascii, type TextWriter } from './text-writer.js'
@@ -334,6 +335,7 @@ export function decodeTextResponse(bytes: Uint8Array, w: TextWriter): TextRespon
         if (!(error instanceof WireFormatError)) throw error
       }
       if (t === undefined) {
+        fallbacks.transaction++
         w.abandon()
         try {
           t = slow(r, at, stop, w)
