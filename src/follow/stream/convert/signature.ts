@@ -35,14 +35,24 @@ function multiEd25519(s: MultiEd25519Signature): Json {
   return { public_keys: s.publicKeys.map(hex), signatures: s.signatures.map(hex), threshold: s.threshold, bitmap: bitmapOf(s.publicKeyIndices) }
 }
 
+/** The node's name of an `AnyPublicKey.type` (`unspecified` for a value the schema does not name). */
+export function publicKeyType(type: number): string {
+  return PUBLIC_KEY[type as AnyPublicKey_Type] ?? 'unspecified'
+}
+
+/** The node's name of an `AnySignature.type` (`unspecified` for a value the schema does not name). */
+export function anySignatureType(type: number): string {
+  return ANY_SIGNATURE[type as AnySignature_Type] ?? 'unspecified'
+}
+
 function publicKey(k: AnyPublicKey | undefined): Json {
-  return { value: k === undefined ? '0x' : hex(k.publicKey), type: PUBLIC_KEY[k?.type ?? AnyPublicKey_Type.UNSPECIFIED] ?? 'unspecified' }
+  return { value: k === undefined ? '0x' : hex(k.publicKey), type: publicKeyType(k?.type ?? AnyPublicKey_Type.UNSPECIFIED) }
 }
 
 /** The signature bytes: the variant's (aptos-core ≥ 1.10), else the deprecated `signature` field. */
 function anySignature(s: AnySignature | undefined): Json {
   const bytes = s === undefined ? new Uint8Array() : s.signatureVariant.case === undefined ? s.signature : s.signatureVariant.value.signature
-  return { value: hex(bytes), type: ANY_SIGNATURE[s?.type ?? AnySignature_Type.UNSPECIFIED] ?? 'unspecified' }
+  return { value: hex(bytes), type: anySignatureType(s?.type ?? AnySignature_Type.UNSPECIFIED) }
 }
 
 /** The node's `AccountSignature` JSON of a stream account signature. */

@@ -1,7 +1,8 @@
 import { shortAddress } from '../convert/hex.js'
 import { other } from './move.js'
 import { ascii, type TextWriter } from './text-writer.js'
-import { eventsText, payloadText1, range, seconds, signatureText1, type Ranges } from './user-text.js'
+import { signatureText1 } from './signature-text.js'
+import { eventsText, payloadText1, range, seconds, type Ranges } from './user-text.js'
 import type { WireReader } from './wire-reader.js'
 
 // The members of each common transaction kind after `changes`, written from the wire as
@@ -122,9 +123,9 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
   w.lit(PAYLOAD)
   const payloadParts = payloadText1(r, payload, payloadEnd, w)
   if (signature >= 0) {
-    const at = w.pos
+    const at = w.mark()
     w.lit(SIGNATURE)
-    if (!signatureText1(r, signature, signatureEnd, w)) w.pos = at
+    if (!signatureText1(r, signature, signatureEnd, w)) w.reset(at)
   }
   w.lit(NONCE)
   if (payloadParts.nonce === null) w.lit(NULL)

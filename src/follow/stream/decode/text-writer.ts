@@ -53,6 +53,16 @@ export class TextWriter {
     return out
   }
 
+  /** Where the text being written is now, as an offset into it: `reset` returns there even after the text moved chunk. */
+  mark(): number {
+    return this.pos - this.#start
+  }
+
+  /** Drops what was written after `mark` (a part left to the decoder after all). */
+  reset(mark: number): void {
+    this.pos = this.#start + mark
+  }
+
   /** Drops the text written since the last `finish`. */
   abandon(): void {
     this.pos = this.#start

@@ -1,13 +1,12 @@
 import { shortAddress } from '../convert/hex.js'
 import { moveTypeString } from '../convert/move-type.js'
-import { changeText, eventText, payloadText, signatureText, type PayloadText } from '../convert/payload-text.js'
+import { moveFunctionJson } from '../convert/payload.js'
+import { eventText, payloadText, type PayloadText } from '../convert/payload-text.js'
 import { fallbacks } from './fallbacks.js'
-import { moveStructTag, moveType, other } from './move.js'
+import { moveFunction, moveType, other } from './move.js'
 import { entryFunctionId, event, timestamp, transactionPayload } from './payload.js'
-import { signature } from './signature.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import type { WireReader } from './wire-reader.js'
-import { writeSetChange } from './write-set.js'
 
 // The parts of a transaction's node JSON written straight from their wire bytes into a
 // TextWriter: the common shapes member by member (string fields copied as bytes when they need
@@ -24,13 +23,6 @@ const EVENT_ADDRESS = ascii('","account_address":')
 const EVENT_SEQUENCE = ascii('},"sequence_number":"')
 const EVENT_TYPE = ascii('","type":')
 const EVENT_DATA = ascii(',"data":')
-const RESOURCE_ADDRESS = ascii('{"address":')
-const RESOURCE_KEY = ascii(',"state_key_hash":')
-const RESOURCE_TYPE = ascii(',"data":{"type":')
-const RESOURCE_END = ascii('},"type":"write_resource"}')
-const ED25519_KEY = ascii('{"public_key":')
-const ED25519_SIGNATURE = ascii(',"signature":')
-const ED25519_END = ascii(',"type":"ed25519_signature"}')
 
 /** Reads a length-delimited field's bounds into `into` and moves past it. */
 export function range(r: WireReader, end: number, into: Ranges): void {
@@ -122,160 +114,6 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
 
 const CLOSE_OBJECT = ascii('}')
 
-/** `JSON.stringify(changes.map(changeJson))` of the write-set changes at `ranges`. */
-export function changesText(r: WireReader, ranges: Ranges, w: TextWriter): void {
-  w.lit(OPEN)
-  for (let i = 0; i < ranges.length; i += 2) {
-    if (i > 0) w.lit(COMMA)
-    changeText1(r, ranges[i] as number, ranges[i + 1] as number, w)
-  }
-  w.lit(CLOSE)
-}
-
-function changeText1(r: WireReader, at: number, end: number, w: TextWriter): void {
-  let resource = -1
-  let resourceEnd = -1
-  let others = 0
-  r.pos = at
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === ((6 << 3) | 2)) {
-      if (resource >= 0) others++
-      resourceEnd = r.lengthEnd(end)
-      resource = r.pos
-      r.pos = resourceEnd
-    } else if (tag === ((1 << 3) | 0)) {
-      r.varint32(end)
-    } else {
-      others++
-      other(r, tag, end, 0)
-    }
-  }
-  if (resource < 0 || others > 0 || !writeResource(r, resource, resourceEnd, w)) {
-    fallbacks.change++
-    r.pos = at
-    w.utf8(changeText(writeSetChange(r, end)))
-  }
-}
-
-/** A write-resource change member by member; false (nothing written) when it has no type string. */
-function writeResource(r: WireReader, at: number, end: number, w: TextWriter): boolean {
-  let address = ''
-  let keyAt = -1
-  let keyEnd = -1
-  let typeAt = -1
-  let typeEnd = -1
-  let dataAt = 0
-  let dataEnd = 0
-  r.pos = at
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    switch (tag) {
-      case (1 << 3) | 2:
-        address = r.string(end)
-        break
-      case (2 << 3) | 2:
-        keyEnd = r.lengthEnd(end)
-        keyAt = r.pos
-        r.pos = keyEnd
-        break
-      case (3 << 3) | 2:
-        moveStructTag(r, r.lengthEnd(end))
-        break
-      case (4 << 3) | 2:
-        typeEnd = r.lengthEnd(end)
-        typeAt = r.pos
-        r.pos = typeEnd
-        break
-      case (5 << 3) | 2:
-        dataEnd = r.lengthEnd(end)
-        dataAt = r.pos
-        r.pos = dataEnd
-        break
-      default:
-        other(r, tag, end, 0b111110)
-    }
-  }
-  if (typeAt < 0 || typeAt === typeEnd) return false
-  w.lit(RESOURCE_ADDRESS)
-  w.quoted(shortAddress(address))
-  w.lit(RESOURCE_KEY)
-  if (keyAt < 0) w.hex(r.input, 0, 0)
-  else w.hex(r.input, keyAt, keyEnd)
-  w.lit(RESOURCE_TYPE)
-  w.string(r, typeAt, typeEnd)
-  w.lit(EVENT_DATA)
-  w.json(r, dataAt, dataEnd)
-  w.lit(RESOURCE_END)
-  return true
-}
-
-/**
- * The one member at field 2 of the message at `[at, end)` (a signature's ed25519 or a payload's
- * entry function: the first case of its oneof), when its only other field is its kind (field 1,
- * a varint): its bytes' range. `null` when it has none, more than one, or any other field, so
- * the caller takes the decoder's path. Leaves `r.pos` at `end`.
- */
-function soleMember(r: WireReader, at: number, end: number): { at: number; end: number } | null {
-  let member = -1
-  let memberEnd = -1
-  let others = 0
-  r.pos = at
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === ((2 << 3) | 2)) {
-      if (member >= 0) others++
-      memberEnd = r.lengthEnd(end)
-      member = r.pos
-      r.pos = memberEnd
-    } else if (tag === ((1 << 3) | 0)) {
-      r.varint32(end)
-    } else {
-      others++
-      other(r, tag, end, 0)
-    }
-  }
-  return member >= 0 && others === 0 ? { at: member, end: memberEnd } : null
-}
-
-/** `signatureText` of the signature at `[at, end)`; false when the signature member is left out. */
-export function signatureText1(r: WireReader, at: number, end: number, w: TextWriter): boolean {
-  const sole = soleMember(r, at, end)
-  if (sole !== null) {
-    const ed = sole.at
-    const edEnd = sole.end
-    let keyAt = ed
-    let keyEnd = ed
-    let sigAt = ed
-    let sigEnd = ed
-    r.pos = ed
-    while (r.pos < edEnd) {
-      const tag = r.tag(edEnd)
-      if (tag === ((1 << 3) | 2)) {
-        keyEnd = r.lengthEnd(edEnd)
-        keyAt = r.pos
-        r.pos = keyEnd
-      } else if (tag === ((2 << 3) | 2)) {
-        sigEnd = r.lengthEnd(edEnd)
-        sigAt = r.pos
-        r.pos = sigEnd
-      } else other(r, tag, edEnd, 0b110)
-    }
-    w.lit(ED25519_KEY)
-    w.hex(r.input, keyAt, keyEnd)
-    w.lit(ED25519_SIGNATURE)
-    w.hex(r.input, sigAt, sigEnd)
-    w.lit(ED25519_END)
-    return true
-  }
-  fallbacks.signature++
-  r.pos = at
-  const text = signatureText(signature(r, end))
-  if (text === undefined) return false
-  w.utf8(text)
-  return true
-}
-
 /** What a payload contributes beyond its text: the writer's check reads `skeleton`, the transaction's `replay_protection_nonce` comes from its extra config. */
 export interface PayloadParts {
   skeleton: PayloadText['skeleton']
@@ -286,15 +124,17 @@ const ENTRY_FUNCTION = ascii('{"function":')
 const TYPE_ARGUMENTS = ascii(',"type_arguments":[')
 const ARGUMENTS = ascii('],"arguments":[')
 const ENTRY_END = ascii('],"type":"entry_function_payload"}')
+const BYTECODE = ascii('{"code":{"bytecode":')
+const ABI = ascii(',"abi":')
+const SCRIPT_END = ascii('],"type":"script_payload"}')
 
 /** `payloadText` of the payload at `[at, end)` (`at` < 0: none). */
 export function payloadText1(r: WireReader, at: number, end: number, w: TextWriter): PayloadParts {
   if (at >= 0) {
-    const sole = soleMember(r, at, end)
-    if (sole !== null) {
-      const fn = entryFunction(r, sole.at, sole.end, w)
-      if (fn !== undefined) return { skeleton: { type: 'entry_function_payload', function: fn }, nonce: null }
-    }
+    const mark = w.mark()
+    const parts = payloadWire(r, at, end, w)
+    if (parts !== undefined) return parts
+    w.reset(mark)
   }
   fallbacks.payload++
   let p
@@ -306,6 +146,49 @@ export function payloadText1(r: WireReader, at: number, end: number, w: TextWrit
   w.utf8(text.text)
   const extra = p?.extraConfig.case === 'extraConfigV1' ? p.extraConfig.value : undefined
   return { skeleton: text.skeleton, nonce: extra?.replayProtectionNonce === undefined ? null : String(extra.replayProtectionNonce) }
+}
+
+/**
+ * An entry-function or script payload, with or without its extra config, written member by
+ * member; `undefined` for any other kind or a shape protobuf would merge (a member sent twice),
+ * which the decoder takes. Whatever it wrote then is dropped by the caller.
+ */
+function payloadWire(r: WireReader, at: number, end: number, w: TextWriter): PayloadParts | undefined {
+  let field = 0
+  let member = -1
+  let memberEnd = -1
+  let extra = -1
+  let extraEnd = -1
+  r.pos = at
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === ((2 << 3) | 2) || tag === ((3 << 3) | 2)) {
+      if (member >= 0) return undefined
+      field = tag >>> 3
+      memberEnd = r.lengthEnd(end)
+      member = r.pos
+      r.pos = memberEnd
+    } else if (tag === ((7 << 3) | 2)) {
+      if (extra >= 0) return undefined
+      extraEnd = r.lengthEnd(end)
+      extra = r.pos
+      r.pos = extraEnd
+    } else if (tag === ((1 << 3) | 0)) r.varint32(end)
+    else return undefined
+  }
+  if (member < 0) return undefined
+  // ExtraConfigV1: the multisig address is read only to check it (an entry function's or script's JSON has none); the nonce is the transaction's.
+  let nonce: string | null = null
+  r.pos = extra
+  while (r.pos < extraEnd) {
+    const tag = r.tag(extraEnd)
+    if (tag === ((1 << 3) | 2)) r.string(extraEnd)
+    else if (tag === ((2 << 3) | 0)) nonce = r.uint64String(extraEnd)
+    else other(r, tag, extraEnd, 0b110)
+  }
+  if (field === 3) return script(r, member, memberEnd, w) ? { skeleton: { type: 'script_payload' }, nonce } : undefined
+  const fn = entryFunction(r, member, memberEnd, w)
+  return fn === undefined ? undefined : { skeleton: { type: 'entry_function_payload', function: fn }, nonce }
 }
 
 /** An entry-function payload written member by member; `undefined` (nothing written) when it has no function id string. */
@@ -338,6 +221,63 @@ function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): s
   const fn = cut < 0 ? shortAddress(id) : `${shortAddress(id.slice(0, cut))}${id.slice(cut)}`
   w.lit(ENTRY_FUNCTION)
   w.quoted(fn)
+  typesAndArguments(r, types, args, w)
+  w.lit(ENTRY_END)
+  return fn
+}
+
+/** A script payload (code, type arguments, arguments) member by member; false when its code comes twice, or its ABI does (protobuf merges them). */
+function script(r: WireReader, at: number, end: number, w: TextWriter): boolean {
+  const types: Ranges = []
+  const args: Ranges = []
+  let code = -1
+  let codeEnd = -1
+  r.pos = at
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === ((1 << 3) | 2)) {
+      if (code >= 0) return false
+      codeEnd = r.lengthEnd(end)
+      code = r.pos
+      r.pos = codeEnd
+    } else if (tag === ((2 << 3) | 2)) range(r, end, types)
+    else if (tag === ((3 << 3) | 2)) range(r, end, args)
+    else other(r, tag, end, 0b1110)
+  }
+  // MoveScriptBytecode: the bytecode's last value wins; the ABI, rare and nested, is written by the decoder's twin.
+  let bytecode = 0
+  let bytecodeEnd = 0
+  let abi = -1
+  let abiEnd = -1
+  r.pos = code
+  while (r.pos < codeEnd) {
+    const tag = r.tag(codeEnd)
+    if (tag === ((1 << 3) | 2)) {
+      bytecodeEnd = r.lengthEnd(codeEnd)
+      bytecode = r.pos
+      r.pos = bytecodeEnd
+    } else if (tag === ((2 << 3) | 2)) {
+      if (abi >= 0) return false
+      abiEnd = r.lengthEnd(codeEnd)
+      abi = r.pos
+      r.pos = abiEnd
+    } else other(r, tag, codeEnd, 0b110)
+  }
+  w.lit(BYTECODE)
+  w.hex(r.input, bytecode, bytecodeEnd)
+  if (abi >= 0) {
+    w.lit(ABI)
+    r.pos = abi
+    w.utf8(JSON.stringify(moveFunctionJson(moveFunction(r, abiEnd))))
+  }
+  w.lit(CLOSE_OBJECT)
+  typesAndArguments(r, types, args, w)
+  w.lit(SCRIPT_END)
+  return true
+}
+
+/** `,"type_arguments":[…],"arguments":[…` of a payload: each type as its string, each argument's JSON text as the node's. */
+function typesAndArguments(r: WireReader, types: Ranges, args: Ranges, w: TextWriter): void {
   w.lit(TYPE_ARGUMENTS)
   for (let i = 0; i < types.length; i += 2) {
     if (i > 0) w.lit(COMMA)
@@ -349,8 +289,6 @@ function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): s
     if (i > 0) w.lit(COMMA)
     w.json(r, args[i] as number, args[i + 1] as number)
   }
-  w.lit(ENTRY_END)
-  return fn
 }
 
 /** `String(seconds)` of the `Timestamp` at `[at, end)`, as the decoder reads it. */

@@ -8,7 +8,8 @@ import { timestamp } from './payload.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import { processedRange, transaction } from './transaction.js'
 import { endInfo, metadata, NULL, TIMESTAMP, user, type Parts } from './kind-text.js'
-import { changesText, range, type Ranges } from './user-text.js'
+import { changesText } from './change-text.js'
+import { range, type Ranges } from './user-text.js'
 import { WireFormatError, WireReader } from './wire-reader.js'
 
 /**
