@@ -1,4 +1,3 @@
-import { shortAddress } from '../convert/hex.js'
 import { changeText } from '../convert/payload-text.js'
 import { fallbacks } from './fallbacks.js'
 import { moveStructTag, other } from './move.js'
@@ -82,7 +81,8 @@ function changeText1(r: WireReader, at: number, end: number, w: TextWriter): voi
 
 /** A write-resource change member by member; false (nothing written) when it has no type string. */
 function writeResource(r: WireReader, at: number, end: number, w: TextWriter): boolean {
-  let address = ''
+  let address = 0
+  let addressEnd = 0
   let keyAt = -1
   let keyEnd = -1
   let typeAt = -1
@@ -94,7 +94,9 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
     const tag = r.tag(end)
     switch (tag) {
       case (1 << 3) | 2:
-        address = r.string(end)
+        addressEnd = r.lengthEnd(end)
+        address = r.pos
+        r.pos = addressEnd
         break
       case (2 << 3) | 2:
         keyEnd = r.lengthEnd(end)
@@ -120,7 +122,7 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
   }
   if (typeAt < 0 || typeAt === typeEnd) return false
   w.lit(ADDRESS)
-  w.quoted(shortAddress(address))
+  w.address(r, address, addressEnd)
   w.lit(KEY_HASH)
   if (keyAt < 0) w.hex(r.input, 0, 0)
   else w.hex(r.input, keyAt, keyEnd)
@@ -134,7 +136,8 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
 
 /** A delete-resource change member by member; false (nothing written) when it has no type string. */
 function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): boolean {
-  let address = ''
+  let address = 0
+  let addressEnd = 0
   let keyAt = 0
   let keyEnd = 0
   let typeAt = -1
@@ -142,8 +145,11 @@ function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): 
   r.pos = at
   while (r.pos < end) {
     const tag = r.tag(end)
-    if (tag === ((1 << 3) | 2)) address = r.string(end)
-    else if (tag === ((2 << 3) | 2)) {
+    if (tag === ((1 << 3) | 2)) {
+      addressEnd = r.lengthEnd(end)
+      address = r.pos
+      r.pos = addressEnd
+    } else if (tag === ((2 << 3) | 2)) {
       keyEnd = r.lengthEnd(end)
       keyAt = r.pos
       r.pos = keyEnd
@@ -158,7 +164,7 @@ function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): 
   }
   if (typeAt < 0 || typeAt === typeEnd) return false
   w.lit(ADDRESS)
-  w.quoted(shortAddress(address))
+  w.address(r, address, addressEnd)
   w.lit(KEY_HASH)
   w.hex(r.input, keyAt, keyEnd)
   w.lit(RESOURCE)

@@ -143,6 +143,33 @@ export class TextWriter {
     this.buf[this.pos++] = 34
   }
 
+  /**
+   * `JSON.stringify(shortAddress(text))` of a proto string field holding an address (its bytes
+   * `r.input[start, stop)`): the leading zeros after `0x` dropped from the bytes themselves, no
+   * string made, when they need no escaping; through `shortAddress` otherwise.
+   */
+  address(r: WireReader, start: number, stop: number): void {
+    const src = r.input
+    for (let i = start; i < stop; i++) {
+      const c = src[i] as number
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
+        this.quoted(shortAddress(r.text(start, stop)))
+        return
+      }
+    }
+    this.room(stop - start + 2)
+    this.buf[this.pos++] = 34
+    if (stop - start >= 2 && src[start] === 48 && src[start + 1] === 120) {
+      // As shortAddress: zeros skipped while one character is left after them.
+      let i = start + 2
+      while (i < stop - 1 && src[i] === 48) i++
+      this.buf[this.pos++] = 48
+      this.buf[this.pos++] = 120
+      this.copy(src, i, stop)
+    } else this.copy(src, start, stop)
+    this.buf[this.pos++] = 34
+  }
+
   /** A string that needs no escaping (`isPlain`), quoted. */
   plain(text: string): void {
     this.room(text.length + 2)

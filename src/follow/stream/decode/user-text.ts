@@ -47,7 +47,8 @@ const CLOSE = ascii(']')
 
 function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void {
   let creation = '0'
-  let address = ''
+  let address = 0
+  let addressEnd = 0
   let keyAt = -1
   let merged = false
   let sequence = '0'
@@ -67,7 +68,11 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         while (r.pos < stop) {
           const t = r.tag(stop)
           if (t === ((1 << 3) | 0)) creation = r.uint64String(stop)
-          else if (t === ((2 << 3) | 2)) address = r.string(stop)
+          else if (t === ((2 << 3) | 2)) {
+            addressEnd = r.lengthEnd(stop)
+            address = r.pos
+            r.pos = addressEnd
+          }
           else other(r, t, stop, 0b110)
         }
         break
@@ -102,7 +107,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
   w.lit(EVENT_GUID)
   w.ascii(creation)
   w.lit(EVENT_ADDRESS)
-  w.quoted(shortAddress(address))
+  w.address(r, address, addressEnd)
   w.lit(EVENT_SEQUENCE)
   w.ascii(sequence)
   w.lit(EVENT_TYPE)
