@@ -8,7 +8,7 @@
  * sample chain. Beside them, the share of each corpus's transactions that the wire path writes
  * whole, in part, or not at all (`fallbacks`, counted one transaction at a time).
  *
- *   npx tsx bench/stream-decode.ts [--rounds 15]
+ *   npx tsx bench/stream-decode.ts [--rounds 31]
  *
  * Writes bench/results/stream-decode.json in the shape of bench/results.ts.
  */
@@ -28,7 +28,7 @@ import type { BlockJson } from '../src/ledger/store/types.js'
 import { SAMPLE } from './processes.js'
 import { row, startGroup, writeResult, type Row } from './results.js'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' } } })
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '31' } } })
 const ROUNDS = Number(values.rounds)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: expected a positive integer, got ${values.rounds}`)
 /** Transactions per response, as a hosted stream batches them (its default batch is larger; the cost per byte is the same). */
