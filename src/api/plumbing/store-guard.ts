@@ -174,7 +174,7 @@ function checkBlockBytes(answer: unknown, height: U64, withTransactions: boolean
   const open = `{"block_height":"${height}",`
   if (bytes.toString('latin1', 0, open.length) !== open) throw garbage(what, 'the bytes of another block')
   if (!isU64(first) || !isU64(last) || last < first) throw garbage(what, 'a block without a version range')
-  // The header comes first, so the first match is its own (nothing else reads the rest of the body).
+  // The header comes first, so a right header is found in its first bytes: only a wrong one has the search read on.
   const range = bytes.indexOf(`"first_version":"${first}","last_version":"${last}","transactions":`)
   if (range === -1) throw garbage(what, `a header without versions ${first}..${last}`)
   if (!endsWith(bytes, withTransactions ? ']}' : 'null}')) throw garbage(what, `a body that is not a block ${withTransactions ? 'with' : 'without'} transactions`)
