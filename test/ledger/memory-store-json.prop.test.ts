@@ -37,13 +37,20 @@ function observe(store: MemoryStore, versions: number[], heights: number[], send
   }
 }
 
+/** The API's body for `block` (`GET /v1/blocks/by_height/{h}`): its header and transactions, `null` when not asked for. */
+function blockBody(block: BlockJson, withTransactions: boolean): string {
+  const { block_height, block_hash, block_timestamp, first_version, last_version } = block
+  return JSON.stringify({ block_height, block_hash, block_timestamp, first_version, last_version, transactions: withTransactions ? block.transactions : null })
+}
+
 /**
- * The byte reads are the UTF-8 of the text reads: each transaction, and each page as the JSON
- * array of its texts with its count and first sequence number. Every other page is given back
- * (`releaseBytes`) as soon as it is checked, the rest are held: a held page must never change,
- * however many pages are written after it in buffers given back.
+ * The byte reads are the UTF-8 of the text reads: each transaction, each page as the JSON array
+ * of its texts with its count and first sequence number, and each block as the API's body of
+ * the object read. Every other page or block is given back (`releaseBytes`) as soon as it is
+ * checked, the rest are held: a held one must never change, however many are written after it
+ * in buffers given back (pages and blocks share them).
  */
-function expectBytesAsText(store: MemoryStore, versions: number[], senders: string[]): void {
+function expectBytesAsText(store: MemoryStore, versions: number[], senders: string[], heights: number[]): void {
   for (const v of versions) {
     const json = store.transactionJsonByVersion(v)
     expect(store.transactionBytesByVersion(v)?.toString('utf8') ?? null).toBe(json)
@@ -60,6 +67,22 @@ function expectBytesAsText(store: MemoryStore, versions: number[], senders: stri
       expect(page.firstSequenceNumber).toBe(texts[0] === undefined ? null : Number((JSON.parse(texts[0]) as UserTransactionJson).sequence_number))
       if (n++ % 2 === 0) store.releaseBytes(page.body)
       else held.push([page.body, text])
+    }
+  }
+  for (const h of heights) {
+    for (const withTransactions of [true, false]) {
+      const block = store.blockByHeight(h, withTransactions)
+      const bytes = store.blockBytesByHeight(h, withTransactions)
+      if (block === null) {
+        expect(bytes).toBeNull()
+        continue
+      }
+      const text = blockBody(block, withTransactions)
+      expect(Buffer.from(bytes?.body ?? []).toString('utf8')).toBe(text)
+      expect(bytes?.count).toBe(withTransactions ? block.transactions.length : 0)
+      if (bytes === null) continue
+      if (n++ % 2 === 0) store.releaseBytes(bytes.body)
+      else held.push([bytes.body, text])
     }
   }
   for (const [body, text] of held) expect(Buffer.from(body).toString('utf8')).toBe(text)
@@ -130,7 +153,7 @@ describe('MemoryStore keeps transactions as packed JSON text', () => {
             expect(got.blocks).toEqual(want.blocks)
             // After a prune an account keeps its next sequence number; the pages hold only what is retained.
             expect(got.accounts.map((a) => a.slice(1))).toEqual(want.accounts.map((a) => a.slice(1)))
-            expectBytesAsText(store, versions, senders)
+            expectBytesAsText(store, versions, senders, heights)
           }
           expect(observe(loaded, versions, heights, senders)).toEqual(observe(appended, versions, heights, senders))
         }

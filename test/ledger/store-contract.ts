@@ -167,6 +167,45 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
         expect(await store.blockByHeight(6, false)).toBeNull()
       })
 
+      it('writes a block as the API sends it (blockBytesByHeight): byte for byte the body of blockByHeight, with and without transactions', async () => {
+        const store = await fresh()
+        const chain = new ChainBuilder({ height: 7, version: 30 })
+        const blocks = chain.blocks(4, (i) => [{ sender: 1 }, { sender: 2 + i }])
+        // A hash in capitals (not the canonical form), and text that takes escapes and more than one UTF-8 byte per char.
+        const odd = clone(blocks[2] as BlockJson)
+        odd.block_hash = odd.block_hash.toUpperCase().replace('0X', '0x')
+        ;(odd.transactions[1] as { vm_status: string }).vm_status = 'Exécuté "ok" \\ ✓ 😀\u2028'
+        blocks[2] = odd
+        await appendAll(store, blocks)
+        expect(store.blockBytesByHeight).toBeDefined()
+        await store.pruneBelow(Number(blocks[1]?.first_version))
+        for (let h = 6; h <= 12; h++) {
+          for (const withTransactions of [true, false]) {
+            const block = await store.blockByHeight(h, withTransactions)
+            const bytes = await store.blockBytesByHeight?.(h, withTransactions)
+            if (block === null) {
+              expect(bytes, `height ${h}`).toBeNull()
+              continue
+            }
+            expect(Buffer.from(bytes?.body ?? []).toString('utf8'), `height ${h}, with_transactions=${withTransactions}`).toBe(apiBody(block, withTransactions))
+            expect(bytes).toMatchObject({ firstVersion: Number(block.first_version), lastVersion: Number(block.last_version), count: withTransactions ? block.transactions.length : 0 })
+          }
+        }
+        expect(JSON.parse(Buffer.from((await store.blockBytesByHeight?.(9, true))?.body ?? []).toString('utf8'))).toEqual(odd)
+      })
+
+      it('writes a block at heights and versions up to 2^64-1 as bytes (blockBytesByHeight) exactly', async () => {
+        const store = await fresh()
+        const chain = new ChainBuilder({ height: U64_MAX - 1n, version: U64_MAX - 2n, epoch: U64_MAX, timestamp: U64_MAX })
+        const block = chain.block({ users: [{ sender: 3, seq: U64_MAX - 1n }] })
+        await store.appendBlock(block)
+        const bytes = await store.blockBytesByHeight?.(U64_MAX - 1n, true)
+        expect(Buffer.from(bytes?.body ?? []).toString('utf8')).toBe(apiBody(block, true))
+        expect(bytes).toMatchObject({ firstVersion: U64_MAX - 2n, lastVersion: U64_MAX, count: 3 })
+        expect(Buffer.from((await store.blockBytesByHeight?.(U64_MAX - 1n, false))?.body ?? []).toString('utf8')).toBe(apiBody(block, false))
+        expect(await store.blockBytesByHeight?.(U64_MAX, true)).toBeNull()
+      })
+
       it('lists an account by sequence number: [start, start + limit), ascending', async () => {
         const store = await fresh()
         const chain = new ChainBuilder()
@@ -412,6 +451,12 @@ export function describeStoreContract(name: string, create: StoreFactory): void 
       })
     })
   })
+}
+
+/** The body `GET /v1/blocks/by_height/{h}` answers for `block` (src/api/routes/block-by-height.ts, its object path). */
+function apiBody(block: BlockJson, withTransactions: boolean): string {
+  const { block_height, block_hash, block_timestamp, first_version, last_version } = block
+  return JSON.stringify({ block_height, block_hash, block_timestamp, first_version, last_version, transactions: withTransactions ? block.transactions : null })
 }
 
 /** What appending `block` throws (the test then checks it); `undefined` if the store took it. */

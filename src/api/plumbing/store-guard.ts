@@ -1,7 +1,7 @@
-import { addU64, parseU64, type U64 } from '../../core/u64.js'
+import { addU64, parseU64, u64Distance, type U64 } from '../../core/u64.js'
 import { parseAddress } from '../../ledger/store/address.js'
 import { LedgerUnavailableError } from '../../ledger/store/database-error.js'
-import type { LedgerInfo, LedgerStore, MaybePromise, TransactionPageBytes } from '../../ledger/store/store.js'
+import type { BlockBytes, LedgerInfo, LedgerStore, MaybePromise, TransactionPageBytes } from '../../ledger/store/store.js'
 import type { ParsedBlock } from '../../ledger/store/parse-block.js'
 import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { ApiError } from './errors.js'
@@ -152,6 +152,36 @@ function checkBlock(block: unknown, height: U64, withTransactions: boolean): Blo
   return block as unknown as BlockJson
 }
 
+/** Whether `bytes` end with the ASCII text `tail`. */
+function endsWith(bytes: Buffer, tail: string): boolean {
+  return bytes.length >= tail.length && bytes.toString('latin1', bytes.length - tail.length) === tail
+}
+
+/**
+ * A block's bytes (`BlockBytes`), checked without reading its transactions (see `checkPageBytes`):
+ * one JSON object that opens as the block at `height` does, whose header names the version range
+ * the store reports, closed by its transactions' array, or by `null` when they were not asked
+ * for; and a whole block, `count` transactions for the versions `first..last`. That each
+ * transaction is the one of its version, the append rules checked as the store took it.
+ */
+function checkBlockBytes(answer: unknown, height: U64, withTransactions: boolean): BlockBytes | null {
+  if (answer === null) return null
+  const what = `blockBytesByHeight(${height}, ${withTransactions})`
+  if (!isObject(answer)) throw garbage(what, typeof answer)
+  const { body, firstVersion: first, lastVersion: last, count } = answer
+  if (!(body instanceof Uint8Array)) throw garbage(what, 'a body that is not bytes')
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.length)
+  const open = `{"block_height":"${height}",`
+  if (bytes.toString('latin1', 0, open.length) !== open) throw garbage(what, 'the bytes of another block')
+  if (!isU64(first) || !isU64(last) || last < first) throw garbage(what, 'a block without a version range')
+  // The header comes first, so a right header is found in its first bytes: only a wrong one has the search read on.
+  const range = bytes.indexOf(`"first_version":"${first}","last_version":"${last}","transactions":`)
+  if (range === -1) throw garbage(what, `a header without versions ${first}..${last}`)
+  if (!endsWith(bytes, withTransactions ? ']}' : 'null}')) throw garbage(what, `a body that is not a block ${withTransactions ? 'with' : 'without'} transactions`)
+  if (count !== (withTransactions ? u64Distance(first, last) + 1 : 0)) throw garbage(what, `${String(count)} transactions for versions ${first}..${last}`)
+  return answer as unknown as BlockBytes
+}
+
 function checkParsedBlock(block: unknown, height: U64): ParsedBlock | undefined {
   if (block === undefined) return undefined
   if (!isObject(block) || block.block_height !== height) throw garbage(`parsedBlockByHeight(${height})`, isObject(block) ? `the block at height ${String(block.block_height)}` : typeof block)
@@ -185,6 +215,7 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   const pageBytes = inner.accountTransactionsBytes?.bind(inner)
   const releaseBytes = inner.releaseBytes?.bind(inner)
   const parsedBlock = inner.parsedBlockByHeight?.bind(inner)
+  const blockBytes = inner.blockBytesByHeight?.bind(inner)
   return {
     // The JSON text and byte reads only where the store has them, so routes fall back to the parsed ones.
     ...(txnJson === undefined ? {} : { transactionJsonByVersion: (version: U64) => read(txnJson(version), 'transactionJsonByVersion', (t) => checkTxnJson(t, version)) }),
@@ -195,6 +226,9 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
     ...(pageBytes === undefined
       ? {}
       : { accountTransactionsBytes: (address: string, start: U64, limit: number) => read(pageBytes(address, start, limit), 'accountTransactionsBytes', (p) => checkPageBytes(p, address, start, limit)) }),
+    ...(blockBytes === undefined
+      ? {}
+      : { blockBytesByHeight: (height: U64, withTransactions: boolean) => read(blockBytes(height, withTransactions), 'blockBytesByHeight', (b) => checkBlockBytes(b, height, withTransactions)) }),
     ...(releaseBytes === undefined ? {} : { releaseBytes }),
     ...(parsedBlock === undefined ? {} : { parsedBlockByHeight: (height: U64) => read(parsedBlock(height), 'parsedBlockByHeight', (b) => checkParsedBlock(b, height)) }),
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),

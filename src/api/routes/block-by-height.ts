@@ -32,7 +32,19 @@ export function blockByHeightRoute(ctx: ApiContext): ApiRoute {
       const info = await readLedger(ctx, reply)
       if (height > info.block_height) throw new ApiError('block_not_found', `Block not found by Block height(${height})`)
       if (height < info.oldest_block_height) throw new ApiError('block_pruned', `Block(${height}) has been pruned`)
-      const block = await ctx.store.blockByHeight(height, withTransactions)
+      const store = ctx.store
+      if (store.blockBytesByHeight !== undefined) {
+        // A store that keeps the bytes hands over the body as it is sent: no parse and stringify
+        // of every transaction per request (what a follower polling this server asks for).
+        const bytes = await store.blockBytesByHeight(height, withTransactions)
+        if (bytes === null) throw new ApiError('block_not_found', `Block not found by Block height(${height})`)
+        const body = bytes.body
+        // Once the socket has taken the body, the store may write its buffer again (as for account pages).
+        if (store.releaseBytes !== undefined) reply.raw.once('finish', () => store.releaseBytes?.(body))
+        reply.header('content-type', JSON_TYPE)
+        return body
+      }
+      const block = await store.blockByHeight(height, withTransactions)
       if (block === null) throw new ApiError('block_not_found', `Block not found by Block height(${height})`)
       reply.header('content-type', JSON_TYPE)
       return JSON.stringify({

@@ -162,9 +162,9 @@ export class MemoryColumns {
     return this.#unpacker.bytes(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
   }
 
-  /** Starts a JSON array of transactions' texts as UTF-8 bytes (`pageAdd`, `pageEnd`; see `TxnUnpacker.pageStart`). */
-  pageStart(): void {
-    this.#unpacker.pageStart()
+  /** Starts a JSON array of transactions' texts as UTF-8 bytes, after `head` (`pageAdd`, `pageEnd`; see `TxnUnpacker.pageStart`). */
+  pageStart(head?: string): void {
+    this.#unpacker.pageStart(head)
   }
 
   /** Adds `json(t)` to the page begun by `pageStart`. */
@@ -174,9 +174,9 @@ export class MemoryColumns {
     this.#unpacker.pageAdd(this.arena.chunkOf(address), start, start + (this.txnLength[t] as number))
   }
 
-  /** The page begun by `pageStart`, closed, in a buffer handed over (see `TxnUnpacker.pageEnd`). */
-  pageEnd(): Buffer {
-    return this.#unpacker.pageEnd()
+  /** The page begun by `pageStart`, closed by `]` and `tail`, in a buffer handed over (see `TxnUnpacker.pageEnd`). */
+  pageEnd(tail?: string): Buffer {
+    return this.#unpacker.pageEnd(tail)
   }
 
   /** Gives back a page `pageEnd` returned once nothing reads it any more (`TxnUnpacker.release`). */

@@ -1,7 +1,7 @@
 import { addU64, u64Distance, type U64 } from '../../core/u64.js'
 import { prepareAppend, type PreparedBlock } from '../store/append-rules.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import type { BatchAppendResult, BatchAppendStore, LedgerInfo, TransactionPageBytes } from '../store/store.js'
+import { blockJsonHead, type BatchAppendResult, type BatchAppendStore, type BlockBytes, type LedgerInfo, type TransactionPageBytes } from '../store/store.js'
 import { DEFAULT_CHAIN_ID, type StoreOptions } from '../store/store-options.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import type { ParsedBlock } from '../store/parse-block.js'
@@ -146,9 +146,9 @@ export class MemoryLedger implements BatchAppendStore {
   }
 
   /**
-   * Tells the store that nothing reads `body` (an `accountTransactionsBytes` answer) any more, so
-   * its buffer may be written again for a later page (`LedgerStore.releaseBytes`); anything else
-   * is ignored.
+   * Tells the store that nothing reads `body` (an `accountTransactionsBytes` or
+   * `blockBytesByHeight` answer) any more, so its buffer may be written again for a later page
+   * (`LedgerStore.releaseBytes`); anything else is ignored.
    */
   releaseBytes(body: Uint8Array): void {
     if (Buffer.isBuffer(body)) this.#columns.pageRelease(body)
@@ -171,27 +171,67 @@ export class MemoryLedger implements BatchAppendStore {
   }
 
   blockByHeight(height: U64, withTransactions: boolean): BlockJson | null {
+    const i = this.#blockIndex(height)
+    if (i === -1) return null
+    const header = this.#header(i)
+    // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
+    if (!withTransactions) return header as BlockJson
+    const c = this.#columns
+    const transactions: TransactionJson[] = []
+    for (let t = this.#firstTxn(i), end = t + this.#txnsOf(i); t < end; t++) transactions.push(JSON.parse(c.json(t)) as TransactionJson)
+    return { ...header, transactions }
+  }
+
+  /**
+   * `LedgerStore.blockBytesByHeight`: the block's header and its transactions' texts written as
+   * UTF-8 into one buffer, as the account pages are (`accountTransactionsBytes`), with no object
+   * built; a body with transactions may be given back (`releaseBytes`). O(bytes).
+   */
+  blockBytesByHeight(height: U64, withTransactions: boolean): BlockBytes | null {
+    const i = this.#blockIndex(height)
+    if (i === -1) return null
+    const c = this.#columns
+    const firstVersion = c.firstVersions[i] as U64
+    const lastVersion = c.lastVersions[i] as U64
+    const head = blockJsonHead(this.#header(i))
+    if (!withTransactions) return { body: Buffer.from(`${head}null}`), firstVersion, lastVersion, count: 0 }
+    const count = this.#txnsOf(i)
+    c.pageStart(head)
+    for (let t = this.#firstTxn(i), end = t + count; t < end; t++) c.pageAdd(t)
+    return { body: c.pageEnd('}'), firstVersion, lastVersion, count }
+  }
+
+  /** Position of the block at `height` in the columns' block arrays, or -1 when it is not retained. */
+  #blockIndex(height: U64): number {
     const c = this.#columns
     const oldest = c.heights[c.blockHead]
-    if (oldest === undefined) return null
+    if (oldest === undefined) return -1
     const offset = u64Distance(oldest, height)
-    if (!(offset >= 0 && offset < c.heights.length - c.blockHead)) return null
-    const i = c.blockHead + offset
-    const first = c.firstVersions[i] as U64
-    const last = c.lastVersions[i] as U64
-    const header = {
+    return offset >= 0 && offset < c.heights.length - c.blockHead ? c.blockHead + offset : -1
+  }
+
+  /** The block at position `i` without its transactions, as the node writes it. */
+  #header(i: number): Omit<BlockJson, 'transactions'> {
+    const c = this.#columns
+    return {
       block_height: String(c.heights[i]),
       block_hash: c.hashOf(i),
       block_timestamp: String(c.timestamps[i]),
-      first_version: String(first),
-      last_version: String(last),
+      first_version: String(c.firstVersions[i]),
+      last_version: String(c.lastVersions[i]),
     }
-    // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
-    if (!withTransactions) return header as BlockJson
-    const begin = c.txnHead + u64Distance(c.firstVersions[c.blockHead] as U64, first)
-    const transactions: TransactionJson[] = []
-    for (let t = begin, n = u64Distance(first, last); t <= begin + n; t++) transactions.push(JSON.parse(c.json(t)) as TransactionJson)
-    return { ...header, transactions }
+  }
+
+  /** Position of the first transaction of the block at position `i` in the transaction arrays. */
+  #firstTxn(i: number): number {
+    const c = this.#columns
+    return c.txnHead + u64Distance(c.firstVersions[c.blockHead] as U64, c.firstVersions[i] as U64)
+  }
+
+  /** Transactions of the block at position `i`. */
+  #txnsOf(i: number): number {
+    const c = this.#columns
+    return u64Distance(c.firstVersions[i] as U64, c.lastVersions[i] as U64) + 1
   }
 
   /**

@@ -131,8 +131,9 @@ export class TxnUnpacker {
   #spare: Buffer[] = []
   /** Buffers of pages handed out (`pageEnd`) and not given back. */
   readonly #handedOut = new WeakSet<ArrayBufferLike>()
-  /** Where the page being written ends in `#out` (`pageStart`…`pageEnd`). */
+  /** Where the page being written ends in `#out` (`pageStart`…`pageEnd`), and where its first record goes (past its `[`). */
   #pageEnd = 0
+  #pageOpen = 0
 
   /**
    * The JSON text of the record `src[s, e)` (`TxnPacker.pack` or `packText`), byte for byte,
@@ -154,20 +155,24 @@ export class TxnUnpacker {
   }
 
   /**
-   * Starts the UTF-8 bytes of a JSON array of records: `[`, then each record `pageAdd` is given
-   * (its text, after a `,` from the second on), then `]` and the copy `pageEnd` returns. One page
-   * at a time per unpacker; `json` and `bytes` are not to be called in between.
+   * Starts the UTF-8 bytes of a JSON array of records: `head` (default none: a page is the array
+   * alone; a block's body puts its header before it), `[`, then each record `pageAdd` is given
+   * (its text, after a `,` from the second on), then `]`, `pageEnd`'s tail and the copy it
+   * returns. One page at a time per unpacker; `json` and `bytes` are not to be called in between.
    */
-  pageStart(): void {
-    this.#room(0, 1)
-    this.#out[0] = 91
-    this.#pageEnd = 1
+  pageStart(head = ''): void {
+    // A UTF-8 byte per char, or three for a char from U+0800 up (a surrogate pair: 4 bytes for 2 chars).
+    let o = this.#room(0, 3 * head.length + 1)
+    o += this.#out.write(head, 0, 'utf8')
+    this.#out[o++] = 91
+    this.#pageOpen = o
+    this.#pageEnd = o
   }
 
   /** Adds the text of the record `src[s, e)` to the page begun by `pageStart`. O(bytes). */
   pageAdd(src: Buffer, s: number, e: number): void {
     let o = this.#pageEnd
-    if (o > 1) {
+    if (o > this.#pageOpen) {
       o = this.#room(o, 1)
       this.#out[o++] = 44
     }
@@ -175,17 +180,18 @@ export class TxnUnpacker {
   }
 
   /**
-   * The page begun by `pageStart`, closed: a view of the buffer it was written in, which the
-   * unpacker hands over and no longer writes to (it writes on in a spare one, see `release`), so
-   * the page costs no copy.
+   * The page begun by `pageStart`, closed by `]` and `tail` (ASCII; default none): a view of the
+   * buffer it was written in, which the unpacker hands over and no longer writes to (it writes on
+   * in a spare one, see `release`), so the page costs no copy.
    */
-  pageEnd(): Buffer {
-    const o = this.#room(this.#pageEnd, 1)
+  pageEnd(tail = ''): Buffer {
+    let o = this.#room(this.#pageEnd, 1 + tail.length)
     const out = this.#out
-    out[o] = 93
+    out[o++] = 93
+    o += out.write(tail, o, 'latin1')
     this.#setOut(this.#spare.pop() ?? Buffer.alloc(0))
     this.#handedOut.add(out.buffer)
-    return out.subarray(0, o + 1)
+    return out.subarray(0, o)
   }
 
   /**

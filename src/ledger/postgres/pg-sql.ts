@@ -41,6 +41,11 @@ export const SQL = {
   block: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version,
             CASE WHEN $2 THEN (SELECT string_agg(t.json, ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) END AS txns
           FROM blocks b WHERE b.block_height = $1`,
+  // The same with its transactions counted, for the bytes the API sends (`blockBytesByHeight`).
+  blockCounted: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version, t.txns, t.n
+          FROM blocks b, LATERAL (SELECT string_agg(json, ',' ORDER BY version) AS txns, count(*) AS n
+                                  FROM transactions WHERE version BETWEEN b.first_version AND b.last_version) t
+          WHERE b.block_height = $1`,
   // A batch's rows go in by COPY (pg-copy.ts), inside one transaction with the statement below.
   copyBlocks: 'COPY blocks (block_height, block_hash, block_timestamp, first_version, last_version, epoch) FROM STDIN',
   copyTransactions: 'COPY transactions (version, sender, sequence_number, json) FROM STDIN',
@@ -82,6 +87,12 @@ export interface BlockRow {
   last_version: string
   /** The transactions' JSON joined with ',', when asked for. */
   txns: string | null
+}
+
+/** A row of `SQL.blockCounted`. */
+export interface CountedBlockRow extends BlockRow {
+  /** Transactions joined in `txns` (a `bigint`, as a decimal string). */
+  n: string
 }
 
 /** A block row as the node's block JSON without `transactions` (the node omits them when not asked; BlockJson types them as required). */

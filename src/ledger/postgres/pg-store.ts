@@ -4,11 +4,11 @@ import { LedgerDatabaseError, LedgerUnavailableError } from '../store/database-e
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
 import { asUnavailable, clientConfig, isConnectionError, parsePgTarget, pgDriver, type PgTarget } from './pg-connection.js'
 import { ensureLedgerSchema } from './pg-schema.js'
-import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type InfoRow } from './pg-sql.js'
+import { fromKey, headerOf, keyRange, SQL, toKey, type BlockRow, type CountedBlockRow, type InfoRow } from './pg-sql.js'
 import { PgWatcher, notifyChannel, type WatchOptions } from './pg-watch.js'
 import { connectOrRefuse, currentSchema, PgWriter, WriterLockTakenError } from './pg-writer.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
-import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo } from '../store/store.js'
+import { blockJsonHead, ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type BlockBytes, type IngestBlock, type LedgerInfo } from '../store/store.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import type { StoreOptions } from '../store/store-options.js'
 
@@ -157,6 +157,20 @@ export class PgStore implements BatchAppendStore {
     const header = headerOf(b)
     if (!withTransactions) return header
     return { ...header, transactions: JSON.parse(`[${b.txns ?? ''}]`) as TransactionJson[] }
+  }
+
+  /**
+   * `LedgerStore.blockBytesByHeight`: the block's row and its transactions' stored text in one
+   * statement (so one snapshot), joined with the header and encoded as UTF-8 once.
+   */
+  async blockBytesByHeight(height: U64, withTransactions: boolean): Promise<BlockBytes | null> {
+    if (!withTransactions) {
+      const b = (await this.#read<BlockRow>('block', SQL.block, [toKey(height), false]))[0]
+      return b === undefined ? null : { body: Buffer.from(`${blockJsonHead(headerOf(b))}null}`), firstVersion: fromKey(b.first_version), lastVersion: fromKey(b.last_version), count: 0 }
+    }
+    const b = (await this.#read<CountedBlockRow>('block_counted', SQL.blockCounted, [toKey(height)]))[0]
+    if (b === undefined) return null
+    return { body: Buffer.from(`${blockJsonHead(headerOf(b))}[${b.txns ?? ''}]}`), firstVersion: fromKey(b.first_version), lastVersion: fromKey(b.last_version), count: Number(b.n) }
   }
 
   /** `BatchAppendStore.blockHeaders`: one statement for `count` heights. */

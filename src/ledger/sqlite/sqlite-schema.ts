@@ -89,6 +89,7 @@ export interface LedgerStatements {
   newest: Database.Statement<[], BlockRow>
   block: Database.Statement<[bigint], BlockRow>
   blockTxns: Database.Statement<[bigint, bigint], string>
+  blockTxnBytes: Database.Statement<[bigint, bigint], Buffer>
   txn: Database.Statement<[bigint], string>
   accountTxns: Database.Statement<[string, bigint, bigint], string>
   txnBytes: Database.Statement<[bigint], Buffer>
@@ -117,6 +118,7 @@ export function prepareStatements(db: Database.Database): LedgerStatements {
     // CAST: a row's JSON is TEXT or its UTF-8 bytes as a BLOB (see SCHEMA); both read as the text.
     blockTxns: db.prepare<[bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
     txn: db.prepare<[bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version = ?').pluck(),
+    blockTxnBytes: db.prepare<[bigint, bigint], Buffer>('SELECT CAST(json AS BLOB) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
     accountTxns: db
       .prepare<[string, bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number')
       .pluck(),

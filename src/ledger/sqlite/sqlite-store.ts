@@ -5,14 +5,25 @@ import { LedgerDatabaseError } from '../store/database-error.js'
 import { sqliteWriteError } from './sqlite-error.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import { ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type IngestBlock, type LedgerInfo, type TransactionPageBytes } from '../store/store.js'
+import { blockJsonHead, ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type BlockBytes, type IngestBlock, type LedgerInfo, type TransactionPageBytes } from '../store/store.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import { openLedgerDatabase, type SqliteStoreOptions } from './sqlite-open.js'
-import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, toKey } from './sqlite-schema.js'
+import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, toKey, type BlockRow } from './sqlite-schema.js'
 import { writeBlocks } from './sqlite-write.js'
 
 export { LedgerDatabaseError }
 export type { SqliteStoreOptions }
+
+/** A block row as the node's block JSON without `transactions`. */
+function headerOf(b: BlockRow): Omit<BlockJson, 'transactions'> {
+  return {
+    block_height: String(fromKey(b.block_height)),
+    block_hash: b.block_hash,
+    block_timestamp: b.block_timestamp,
+    first_version: String(fromKey(b.first_version)),
+    last_version: String(fromKey(b.last_version)),
+  }
+}
 
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
 const ACCOUNT_CACHE_MAX = 1_000_000
@@ -48,6 +59,7 @@ export class SqliteStore implements BatchAppendStore {
   readonly #s: ReturnType<typeof prepareStatements>
   readonly #appendTx: Database.Transaction<(blocks: readonly IngestBlock[]) => BatchAppendResult>
   readonly #readBlock: (height: U64, withTransactions: boolean) => BlockJson | null
+  readonly #readBlockBytes: (height: U64) => BlockBytes | null
   /** Cached ledger info and newest block, valid while `#dataVersion` is the database's; `undefined`: not known. */
   #info: LedgerInfo | null | undefined = undefined
   #tipCache: LedgerTip | null | undefined = undefined
@@ -65,6 +77,7 @@ export class SqliteStore implements BatchAppendStore {
     this.#s = prepareStatements(db)
     this.#appendTx = db.transaction((blocks: readonly IngestBlock[]) => this.#append(blocks))
     this.#readBlock = db.transaction((height: U64, withTransactions: boolean) => this.#block(height, withTransactions))
+    this.#readBlockBytes = db.transaction((height: U64) => this.#blockBytes(height, true))
   }
 
   /**
@@ -142,6 +155,14 @@ export class SqliteStore implements BatchAppendStore {
 
   blockByHeight(height: U64, withTransactions: boolean): BlockJson | null {
     return withTransactions ? this.#readBlock(height, true) : this.#block(height, false)
+  }
+
+  /**
+   * `LedgerStore.blockBytesByHeight`: the block's row and its transactions' stored UTF-8 bytes
+   * (one read transaction, so never a pruned half), joined into the body in one buffer.
+   */
+  blockBytesByHeight(height: U64, withTransactions: boolean): BlockBytes | null {
+    return withTransactions ? this.#readBlockBytes(height) : this.#blockBytes(height, false)
   }
 
   /**
@@ -287,16 +308,39 @@ export class SqliteStore implements BatchAppendStore {
   #block(height: U64, withTransactions: boolean): BlockJson | null {
     const b = this.#s.block.get(toKey(height))
     if (b === undefined) return null
-    const header = {
-      block_height: String(fromKey(b.block_height)),
-      block_hash: b.block_hash,
-      block_timestamp: b.block_timestamp,
-      first_version: String(fromKey(b.first_version)),
-      last_version: String(fromKey(b.last_version)),
-    }
+    const header = headerOf(b)
     // The node omits `transactions` when with_transactions=false; BlockJson types it as required.
     if (!withTransactions) return header as BlockJson
     const txns = JSON.parse(`[${this.#s.blockTxns.all(b.first_version, b.last_version).join(',')}]`) as TransactionJson[]
     return { ...header, transactions: txns }
+  }
+
+  /** Inside a read transaction when `withTransactions`: `blockBytesByHeight`. */
+  #blockBytes(height: U64, withTransactions: boolean): BlockBytes | null {
+    const b = this.#s.block.get(toKey(height))
+    if (b === undefined) return null
+    const firstVersion = fromKey(b.first_version)
+    const lastVersion = fromKey(b.last_version)
+    const headText = blockJsonHead(headerOf(b))
+    if (!withTransactions) return { body: Buffer.from(`${headText}null}`), firstVersion, lastVersion, count: 0 }
+    const head = Buffer.from(headText)
+    const rows = this.#s.blockTxnBytes.all(b.first_version, b.last_version)
+    let n = head.length + rows.length + 2
+    for (const json of rows) n += json.length
+    const body = Buffer.allocUnsafe(n)
+    let o = head.copy(body)
+    body[o++] = 0x5b
+    for (let i = 0; i < rows.length; i++) {
+      const json = rows[i] as Buffer
+      // As in `accountTransactionsBytes`: a row changed behind the store's back is refused, not sent.
+      if (json[0] !== 0x7b || json[json.length - 1] !== 0x7d) {
+        throw new LedgerDatabaseError(`${this.path}: the stored JSON of transaction ${fromKey(b.first_version + BigInt(i))} is not one JSON object`)
+      }
+      if (i > 0) body[o++] = 0x2c
+      o += json.copy(body, o)
+    }
+    body[o++] = 0x5d
+    body[o] = 0x7d
+    return { body, firstVersion, lastVersion, count: rows.length }
   }
 }

@@ -38,6 +38,33 @@ export interface TransactionPageBytes {
 }
 
 /**
+ * A block as the bytes `GET /v1/blocks/by_height/{h}` sends (`blockBytesByHeight`), with what the
+ * API checks of it without reading it: that the body holds a whole block, one transaction per
+ * version of `firstVersion..lastVersion`. Each transaction's version was checked by the append
+ * rules when it was stored, so the count is all a reader needs.
+ */
+export interface BlockBytes {
+  /** UTF-8 of `blockJsonHead(header)`, then the transactions' JSON as an array (or `null` when not asked), then `}`. */
+  body: Uint8Array
+  /** The block's first and last version, as in its header. */
+  firstVersion: U64
+  lastVersion: U64
+  /** Transactions written in `body`: 0 without them. */
+  count: number
+}
+
+/**
+ * The start of a block's body as the API sends it, up to its transactions: `JSON.stringify` of
+ * `{ block_height, block_hash, block_timestamp, first_version, last_version, transactions }`
+ * with the text of `transactions` and the closing `}` left to the caller (the node's key order;
+ * `"transactions":null` when they are not asked for).
+ */
+export function blockJsonHead(header: Omit<BlockJson, 'transactions'>): string {
+  const s = JSON.stringify
+  return `{"block_height":${s(header.block_height)},"block_hash":${s(header.block_hash)},"block_timestamp":${s(header.block_timestamp)},"first_version":${s(header.first_version)},"last_version":${s(header.last_version)},"transactions":`
+}
+
+/**
  * A ledger of committed blocks. Reads never see a partly appended block. Addresses are in the
  * canonical long form (`0x` + 64 lowercase hex digits).
  */
@@ -67,7 +94,7 @@ export interface LedgerStore {
   /** Optional: `JSON.stringify(accountTransactions(…))` as UTF-8 bytes, with what the API needs to know of the page without reading it. */
   accountTransactionsBytes?(address: string, start: U64, limit: number): MaybePromise<TransactionPageBytes>
   /**
-   * Optional: the caller of `accountTransactionsBytes` is done with the `body` it returned (the
+   * Optional: the caller of `accountTransactionsBytes` or `blockBytesByHeight` is done with the `body` it returned (the
    * API: the socket has taken it), so the store may write over its buffer for a later page
    * rather than allocate one. A body not given back is collected as any.
    */
@@ -76,6 +103,13 @@ export interface LedgerStore {
   accountSequenceNumber(address: string): MaybePromise<U64>
   /** The block at `height` with or without its transactions, or `null` if not retained. */
   blockByHeight(height: U64, withTransactions: boolean): MaybePromise<BlockJson | null>
+  /**
+   * Optional: the UTF-8 bytes of the API's body for `blockByHeight(height, withTransactions)`
+   * (or `null`): `JSON.stringify` of its header and transactions (`null` without them) in the
+   * node's key order, written without building the objects (`BlockBytes`). A body may be given
+   * back with `releaseBytes`.
+   */
+  blockBytesByHeight?(height: U64, withTransactions: boolean): MaybePromise<BlockBytes | null>
   /**
    * Optional: `parseBlockJson(blockByHeight(height, true))` when the store still holds it from
    * the checks of its append (a memory store keeps its newest blocks' so), else `undefined`,
