@@ -10,7 +10,8 @@
  *   mean overpayment among the grid points whose coverage is at least q − 1 point (the bar to
  *   reach; it sees the whole run, no online method can);
  * - `fixed`: the bar of fixed prices in hindsight (`fixedPriceBar`): the least mean overpayment of
- *   any mix of fixed prices covering at least q − 1 point. On a chain whose blocks are drawn
+ *   any mix of fixed prices covering at least q − 1 point; `fixed_at_q` the same bar covering
+ *   exactly q. On a chain whose blocks are drawn
  *   independently, a price quoted before the blocks it is scored on is independent of them, so its
  *   expected coverage and overpayment are those of a mix of fixed prices: no online quote pays less
  *   on average, up to what the chain remembers (a mempool carries a backlog into the next blocks)
@@ -159,6 +160,7 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
       aci: { coverage: aci.coverage, overpayment: aci.overpayment },
       best,
       fixed: fixedPriceBar(reqs, floor, pr),
+      fixed_at_q: fixedPriceBar(reqs, floor, pr, 0),
       ratio_to_aci: ratio(l.overpayment, aci.overpayment),
       ratio_to_best: ratio(l.overpayment, best.overpayment),
     }
@@ -171,10 +173,11 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
  * included at block t when c ≥ m_k(t) = min(req_{t+1..t+k}) and then overpays c − max(floor, m_k(t)).
  * Each candidate price (the floor and every m_k(t) above it) gives a point (N(c) included, S(c)
  * summed overpayment); a mix of prices gives any point of their lower convex hull. The bar is the
- * least S/N on that hull with N ≥ (q − 0.01)·n, and the two prices that make it (`low` on the share
- * `low_share` of blocks, `high` on the rest; equal when one price is best).
+ * least S/N on that hull with N ≥ (q − below)·n, and the two prices that make it (`low` on the share
+ * `low_share` of blocks, `high` on the rest; equal when one price is best). `below` is the
+ * coverage the bar may give up: 1 point, as the checks allow a tier, or 0 for the bar at exactly q.
  */
-export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }: TierPromise): FixedBar {
+export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }: TierPromise, below = 0.01): FixedBar {
   const f = Number(floor)
   const mins: number[] = []
   for (let t = 0; t + k < reqs.length; t++) {
@@ -203,7 +206,9 @@ export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }
     }
     hull.push(p)
   }
-  const need = (q - 0.01) * n
+  const need = (q - below) * n
+  // a count within rounding of `need` meets it (0.95·n is not exact in binary)
+  const meets = (N: number) => N >= need - 1e-9
   let best: FixedBar = { low: f, high: f, low_share: 0, coverage: null, overpayment: null }
   const consider = (low: (typeof points)[number], high: (typeof points)[number], w: number) => {
     const N = w * low.N + (1 - w) * high.N
@@ -212,10 +217,11 @@ export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }
   }
   for (let h = 0; h < hull.length; h++) {
     const b = hull[h] as (typeof points)[number]
-    if (b.N < need) continue
+    if (!meets(b.N)) continue
     consider(b, b, 0)
     const a = hull[h - 1]
-    if (a !== undefined && a.N < need) consider(a, b, (b.N - need) / (b.N - a.N))
+    const w = a === undefined || meets(a.N) ? 0 : (b.N - need) / (b.N - a.N)
+    if (a !== undefined && w > 0) consider(a, b, w)
   }
   if (best.coverage === null) {
     const top = hull[hull.length - 1] as (typeof points)[number]

@@ -44,6 +44,12 @@ export interface PromiseRow {
    * chain's memory and sampling noise).
    */
   fixed: FixedBar
+  /**
+   * The same bar covering exactly q. On a chain of independent blocks, no quote that keeps the
+   * promise exactly pays less on average: where its geometric mean ÷ aci is above the cost target,
+   * the target needs a quote that gives up coverage.
+   */
+  fixed_at_q: FixedBar
   ratio_to_aci: number | null
   ratio_to_best: number | null
 }
@@ -128,6 +134,8 @@ export interface Verdict {
   geomean_to_best: number | null
   /** The same geometric mean for the bar of fixed prices in hindsight, the floor of cost on chains of independent blocks (not a check). */
   fixed_geomean_to_aci: number | null
+  /** The same for the bar covering exactly q (`PromiseRow.fixed_at_q`). */
+  fixed_at_q_geomean_to_aci: number | null
   /** The regular tier back within 10% at least as fast as the Aptos market tier (null: no burst). */
   recovery_met: boolean | null
 }
@@ -168,9 +176,18 @@ export function verdict(chain: string, rows: readonly PromiseRow[], recovery: Re
     over_aci: cost.filter((r) => costMet(r) === false).map(promiseName),
     geomean_to_aci: geomean(cost.map((r) => r.ratio_to_aci as number)),
     geomean_to_best: geomean(cost.map((r) => r.ratio_to_best as number)),
-    fixed_geomean_to_aci: geomean(cost.flatMap((r) => (r.fixed.overpayment === null || r.aci.overpayment === null || r.aci.overpayment === 0 ? [] : [r.fixed.overpayment / r.aci.overpayment]))),
+    fixed_geomean_to_aci: barGeomean(cost, (r) => r.fixed),
+    fixed_at_q_geomean_to_aci: barGeomean(cost, (r) => r.fixed_at_q),
     recovery_met: rec,
   }
+}
+
+/** Geometric mean over `rows` of a fixed-price bar's overpayment ÷ aci's (rows where either is missing or aci paid nothing are left out). */
+function barGeomean(rows: readonly PromiseRow[], bar: (r: PromiseRow) => FixedBar): number | null {
+  return geomean(rows.flatMap((r) => {
+    const f = bar(r).overpayment
+    return f === null || r.aci.overpayment === null || r.aci.overpayment === 0 ? [] : [f / r.aci.overpayment]
+  }))
 }
 
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)}%`)
@@ -185,7 +202,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|')
 /** The per-chain checks as one table (markdown). */
 export function renderVerdicts(r: CalibrationResult): string {
   const out = [
-    '| chain | coverage within [−1, +2] points | floor-bound above floor on ≤ 1% of blocks | each q ≥ 0.8 ≤ 1.1× aci | geomean ÷ aci ≤ 0.85 | geomean ÷ best ≤ 1.25 | burst recovery ≤ Aptos market | fixed-price bar ÷ aci (geomean, not a check) |',
+    '| chain | coverage within [−1, +2] points | floor-bound above floor on ≤ 1% of blocks | each q ≥ 0.8 ≤ 1.1× aci | geomean ÷ aci ≤ 0.85 | geomean ÷ best ≤ 1.25 | burst recovery ≤ Aptos market | fixed-price bar ÷ aci, at q − 1 point / at q (geomean, not a check) |',
     '|---|---|---|---|---:|---:|---|---:|',
   ]
   for (const c of r.chains) {
@@ -193,7 +210,7 @@ export function renderVerdicts(r: CalibrationResult): string {
     const list = (xs: string[]) => (xs.length === 0 ? '✓' : `✗ ${xs.join(' ')}`)
     const ratio = (x: number | null, max: number) => (x === null ? '–' : `${mark(x <= max)} ${x.toFixed(2)}`)
     out.push(
-      `| ${cell(c.chain)} | ${list(v.off_coverage)} | ${list(v.floor_bound_above)} | ${list(v.over_aci)} | ${ratio(v.geomean_to_aci, CHECKS.geoAci)} | ${ratio(v.geomean_to_best, CHECKS.geoBest)} | ${v.recovery_met === null ? '– (no burst)' : mark(v.recovery_met)} | ${num(v.fixed_geomean_to_aci, 2)} |`,
+      `| ${cell(c.chain)} | ${list(v.off_coverage)} | ${list(v.floor_bound_above)} | ${list(v.over_aci)} | ${ratio(v.geomean_to_aci, CHECKS.geoAci)} | ${ratio(v.geomean_to_best, CHECKS.geoBest)} | ${v.recovery_met === null ? '– (no burst)' : mark(v.recovery_met)} | ${num(v.fixed_geomean_to_aci, 2)} / ${num(v.fixed_at_q_geomean_to_aci, 2)} |`,
     )
   }
   return out.join('\n')
@@ -202,13 +219,13 @@ export function renderVerdicts(r: CalibrationResult): string {
 /** One chain's promises (markdown): the calibrated learner, aci, the best in hindsight, with the checks. */
 export function renderPromises(r: CalibrationResult, chain: string): string {
   const out = [
-    '| promise | floor keeps | calibrated | aci (120, 0.005) | best (window, γ) | best | fixed prices | fixed-price bar | calibrated ÷ aci | calibrated ÷ best | coverage check | cost check |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|',
+    '| promise | floor keeps | calibrated | aci (120, 0.005) | best (window, γ) | best | fixed prices | fixed-price bar | fixed prices at q | fixed-price bar at q | calibrated ÷ aci | calibrated ÷ best | coverage check | cost check |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ]
   for (const p of r.promises.filter((x) => x.chain === chain)) {
     const coverage = p.attainable ? mark(coverageMet(p)) : `${mark(p.learner.above_floor_share <= CHECKS.floorBoundAbove)} above floor on ${pct(p.learner.above_floor_share)}`
     out.push(
-      `| ${promiseName(p)}${p.attainable ? '' : ' (floor-bound)'} | ${pct(p.floor_rate)} | ${scored(p.learner)} | ${scored(p.aci)} | (${p.best.window}, ${p.best.lr}) | ${scored(p.best)} | ${fixedPair(p.fixed)} | ${scored(p.fixed)} | ${num(p.ratio_to_aci, 2)} | ${num(p.ratio_to_best, 2)} | ${coverage} | ${mark(costMet(p))} |`,
+      `| ${promiseName(p)}${p.attainable ? '' : ' (floor-bound)'} | ${pct(p.floor_rate)} | ${scored(p.learner)} | ${scored(p.aci)} | (${p.best.window}, ${p.best.lr}) | ${scored(p.best)} | ${fixedPair(p.fixed)} | ${scored(p.fixed)} | ${fixedPair(p.fixed_at_q)} | ${scored(p.fixed_at_q)} | ${num(p.ratio_to_aci, 2)} | ${num(p.ratio_to_best, 2)} | ${coverage} | ${mark(costMet(p))} |`,
     )
   }
   return out.join('\n')
@@ -276,8 +293,14 @@ export function renderCalibration(r: CalibrationResult): string {
     '  independent of them, so its expected coverage and overpayment are those of such a mix: no',
     '  online quote pays less on average, up to what the chain remembers (the mempool carries a',
     '  backlog into the next blocks) and sampling noise. On a chain that changes it is a poor quote.',
-    '  The checks table gives its geometric mean ÷ aci over the cost checks\' promises: where that is',
-    '  above 0.85 on an i.i.d. chain, the 0.85 target is out of reach of any quote;',
+    '  The checks table gives its geometric mean ÷ aci over the cost checks\' promises;',
+    '- **fixed-price bar at q**: the same bar covering exactly q. A quote that keeps a promise on an',
+    '  i.i.d. chain (coverage q in expectation) pays at least this bar in expectation, so where its',
+    '  geometric mean ÷ aci is above 0.85 the target is out of reach of any quote that keeps the',
+    '  promise exactly: reaching it there means trading coverage (down to the check\'s q − 1 point)',
+    '  for price, and the bar at q − 1 point says how far that trade can go. A promise the bar keeps at',
+    '  no cost is left out of its geometric mean, like every ratio of 0, so the mean at q can come out',
+    '  below the mean at q − 1 point when the floor alone covers q − 1 point of a promise but not q;',
     '- **tiers as served**: `target` (the calibrated estimator; `sweep=false` leaves out the backtest\'s',
     '  extra calibration sweep), `aci`, `aptos` (the node\'s mode) and `geth`, each tier at k = 1, 3 and 10.',
     '',

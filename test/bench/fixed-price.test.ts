@@ -17,6 +17,16 @@ describe('the bar of fixed prices in hindsight (bench/calibration.ts)', () => {
     expect(bar.overpayment as number).toBeLessThan(1608 / 9)
   })
 
+  it('covers exactly q when given no coverage to give up', () => {
+    // q 0.9 needs 9 inclusions: 301 alone includes 9, overpaying 1608
+    expect(fixedPriceBar(reqs, 100, { k: 1, q: 0.9 }, 0)).toEqual({ low: 301, high: 301, low_share: 0, coverage: 0.9, overpayment: 1608 / 9 })
+    // q 0.95 needs 9.5: half the blocks at 301 and half at 501
+    const bar = fixedPriceBar(reqs, 100, { k: 1, q: 0.95 }, 0)
+    expect(bar).toMatchObject({ low: 301, high: 501, low_share: 0.5 })
+    expect(bar.coverage).toBeCloseTo(0.95, 12)
+    expect(bar.overpayment).toBeCloseTo((0.5 * 1608 + 0.5 * 3408) / 9.5, 9)
+  })
+
   it('is the floor alone, paying nothing, when the floor covers q − 1 point', () => {
     expect(fixedPriceBar(reqs, 100, { k: 1, q: 0.8 })).toEqual({ low: 100, high: 100, low_share: 0, coverage: 0.8, overpayment: 0 })
   })

@@ -286,12 +286,12 @@ export class CalibratedEstimator {
 /**
  * The learner's grid from the calibrated config: expert windows the defaults' capped at
  * `window` (so `window` bounds the memory), expert steps γ and γ/10 for `learning_rate` γ, the
- * outer calibration at γ/10.
+ * outer calibration at γ/20 (see `PROMISE_LEARNER_DEFAULTS`).
  */
 export function learnerOptions(c: CalibratedConfig, floor: U64): { floor: U64; windows: number[]; learningRates: number[]; outerRate: number } {
   const windows = [...new Set(PROMISE_LEARNER_DEFAULTS.windows.map((w) => Math.min(w, c.window)))]
   const γ = c.learning_rate
-  return { floor, windows, learningRates: [γ / 10, γ], outerRate: γ / 10 }
+  return { floor, windows, learningRates: [γ / 10, γ], outerRate: γ / 20 }
 }
 
 /**

@@ -65,6 +65,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   protected readonly maxK: number
   /** Per promise, the newest block at which some expert quoted above the floor (−∞: none yet). */
   protected readonly lastHot: Float64Array
+  /** Per promise, the level its newest quote was read at (the chosen expert's 1 − α plus the offset, less the floor's allowance where it applies). */
+  protected readonly servedLevel: Float64Array
 
   constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
     super(promises, options.floor)
@@ -101,6 +103,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.quoted = promises.map(() => options.floor)
     this.maxK = Math.max(1, ...this.ks)
     this.lastHot = new Float64Array(promises.length).fill(-Infinity)
+    this.servedLevel = Float64Array.from(promises, (p) => p.q)
   }
 
   /** Forgets the ensemble's state and the ledger's outcomes. */
@@ -118,6 +121,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       this.quoted[i] = this.floor
     })
     this.offset.fill(0)
+    this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
     this.floorRule.fill(0)
     this.clearLedger()
@@ -213,10 +217,14 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     if (hot) this.lastHot[i] = j
     this.chosen[i] = best
     const d = this.offset[i] as number
+    const allowance = FLOOR_GATE * this.outerRate
+    const keeps = this.floorKeeps(i)
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
-    const rule = (d <= FLOOR_GATE * this.outerRate && this.floorKeeps(i)) || d <= -FLOOR_SURPLUS * this.outerRate
+    const rule = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     this.floorRule[i] = rule ? 1 : 0
-    const level = 1 - (alpha[best] as number) + d
+    // where the floor keeps the promise, the gate's allowance is not paid back at a premium: only the offset beyond it raises the level
+    const level = 1 - (alpha[best] as number) + d - (keeps ? allowance : 0)
+    this.servedLevel[i] = level
     this.quoted[i] = rule ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
   }
 
@@ -235,11 +243,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   /**
-   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1). At +limit the served level
-   * is at least 1 + γ_o(k + 1) for the k + 1 quotes still in flight (the window's maximum), at
-   * −limit at most −γ_o(k + 1) (the floor), so clamping changes no quote.
+   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + `FLOOR_GATE`·γ_o. At +limit
+   * the served level, less the floor's allowance where it applies, is at least 1 + γ_o(k + 1) for
+   * the k + 1 quotes still in flight (the window's maximum), at −limit at most −γ_o(k + 1) (the
+   * floor), so clamping changes no quote.
    */
   offsetLimit(k: number): number {
-    return 1 + (this.maxRate + this.outerRate) * (k + 1)
+    return 1 + (this.maxRate + this.outerRate) * (k + 1) + FLOOR_GATE * this.outerRate
   }
 }

@@ -40,8 +40,14 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * no overpayment where no lower price exists. Gated on d ≤ `FLOOR_GATE`·γ_o, so that the misses
  * it causes raise d and switch it off. It is also quoted while d ≤ −`FLOOR_SURPLUS`·γ_o: hits
  * beyond q already banked (calm stretches the floor kept) are spent as floor quotes rather than
- * as a lower quantile of a busy state's samples; their misses raise d out of that range. The bound
- * above does not depend on the rule.
+ * as a lower quantile of a busy state's samples; their misses raise d out of that range. While the
+ * floor keeps the promise, the gate's allowance (`FLOOR_GATE`·γ_o) is subtracted from the served
+ * level: what the rule overdrew within its allowance is not paid back by the window's top
+ * quantiles (the dearest coverage there is), only the offset beyond it raises the quote, and the
+ * clamp is wider by the same amount so that it still changes no quote. Before the window holds
+ * `FLOOR_PRIOR_SAMPLES` samples the floor test counts a fading prior of floor-met samples
+ * (`FLOOR_PRIOR`), so a chain that starts busy prices a floor-bound promise above the floor on
+ * fewer of its first blocks. The bound above does not depend on the rule.
  *
  * Deterministic. Memory: per distinct k, |windows| × (1 + `STATES`) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
@@ -130,11 +136,13 @@ export class PromiseLearner extends ExpertEnsemble {
     return { offset: this.offset[i] as number, forgiven_misses: forgiven.misses, forgiven_hits: forgiven.hits }
   }
 
-  /** The served level of promise i: the chosen expert's 1 − α plus the outer offset (above 1: beyond the window's maximum). */
+  /**
+   * The served level of promise i: the chosen expert's 1 − α plus the outer offset, less the
+   * floor gate's allowance where the floor keeps the promise (above 1: beyond the window's maximum).
+   */
   level(i: number): number {
     this.catchUp()
-    const e = this.chosen[i] as number
-    return 1 - ((this.alpha[i] as Float64Array)[e] as number) + (this.offset[i] as number)
+    return this.servedLevel[i] as number
   }
 
   /** Samples the chosen expert of promise i reads. */
