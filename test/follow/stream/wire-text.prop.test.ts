@@ -30,7 +30,9 @@ describe('decodeTextResponse on damaged bytes', () => {
         const bytes = applied(responseBytes(picks.map((i) => POOL[i] as Uint8Array), 4), edits)
         expect(wireOutcome(bytes)).toEqual(decoderOutcome(bytes))
       }),
-      { numRuns: NUM_RUNS },
+      // A case found by this property: a table item's key hash tag turned into a second `key`
+      // whose bytes are not UTF-8; the decoder refuses it even though the later `key` wins.
+      { numRuns: NUM_RUNS, examples: [[[18, 12], [['set', 1007202735, 26]]]] },
     )
   })
 

@@ -85,8 +85,7 @@ export function accountMembers(r: WireReader, at: number, end: number, w: TextWr
     case 6:
       return multiKey(r, m.at, m.end, w) ? 'multi_key_signature' : undefined
     default:
-      abstraction(r, m.at, m.end, w)
-      return 'abstract_signature'
+      return abstraction(r, m.at, m.end, w) ? 'abstract_signature' : undefined
   }
 }
 
@@ -296,8 +295,11 @@ function anySignature(r: WireReader, at: number, end: number, w: TextWriter): bo
   return true
 }
 
-/** `{"function_info":"…","auth_data":"0x…"` of an `AbstractionSignature`. */
-function abstraction(r: WireReader, at: number, end: number, w: TextWriter): void {
+/**
+ * `{"function_info":"…","auth_data":"0x…"` of an `AbstractionSignature`; false (nothing written)
+ * when `function_info` comes twice, as the decoder checks every occurrence's UTF-8.
+ */
+function abstraction(r: WireReader, at: number, end: number, w: TextWriter): boolean {
   let infoAt = at
   let infoEnd = at
   let dataAt = at
@@ -306,6 +308,7 @@ function abstraction(r: WireReader, at: number, end: number, w: TextWriter): voi
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === ((1 << 3) | 2)) {
+      if (infoAt !== at) return false
       infoEnd = r.lengthEnd(end)
       infoAt = r.pos
       r.pos = infoEnd
@@ -319,4 +322,5 @@ function abstraction(r: WireReader, at: number, end: number, w: TextWriter): voi
   w.string(r, infoAt, infoEnd)
   w.lit(AUTH_DATA)
   w.hex(r.input, dataAt, dataEnd)
+  return true
 }

@@ -79,7 +79,10 @@ function changeText1(r: WireReader, at: number, end: number, w: TextWriter): voi
   w.utf8(changeText(writeSetChange(r, end)))
 }
 
-/** A write-resource change member by member; false (nothing written) when it has no type string. */
+/**
+ * A write-resource change member by member; false (nothing written) when it has no type string
+ * or a string member comes twice (the decoder checks every occurrence's UTF-8; the last wins).
+ */
 function writeResource(r: WireReader, at: number, end: number, w: TextWriter): boolean {
   let address = 0
   let addressEnd = 0
@@ -94,6 +97,7 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
     const tag = r.tag(end)
     switch (tag) {
       case (1 << 3) | 2:
+        if (addressEnd !== 0) return false
         addressEnd = r.lengthEnd(end)
         address = r.pos
         r.pos = addressEnd
@@ -107,11 +111,13 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
         moveStructTag(r, r.lengthEnd(end))
         break
       case (4 << 3) | 2:
+        if (typeAt >= 0) return false
         typeEnd = r.lengthEnd(end)
         typeAt = r.pos
         r.pos = typeEnd
         break
       case (5 << 3) | 2:
+        if (dataEnd !== 0) return false
         dataEnd = r.lengthEnd(end)
         dataAt = r.pos
         r.pos = dataEnd
@@ -134,7 +140,10 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
   return true
 }
 
-/** A delete-resource change member by member; false (nothing written) when it has no type string. */
+/**
+ * A delete-resource change member by member; false (nothing written) when it has no type string
+ * or a string member comes twice (the decoder's case, as for `writeResource`).
+ */
 function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): boolean {
   let address = 0
   let addressEnd = 0
@@ -146,6 +155,7 @@ function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): 
   while (r.pos < end) {
     const tag = r.tag(end)
     if (tag === ((1 << 3) | 2)) {
+      if (addressEnd !== 0) return false
       addressEnd = r.lengthEnd(end)
       address = r.pos
       r.pos = addressEnd
@@ -157,6 +167,7 @@ function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): 
       // Read only to check it as the decoder does: the type string wins.
       moveStructTag(r, r.lengthEnd(end))
     } else if (tag === ((4 << 3) | 2)) {
+      if (typeAt >= 0) return false
       typeEnd = r.lengthEnd(end)
       typeAt = r.pos
       r.pos = typeEnd
@@ -176,7 +187,8 @@ function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): 
 /**
  * A table item written (`write`: fields state_key_hash, handle, key, data with key, key_type,
  * value, value_type) or deleted (data with key, key_type), member by member; false when its data
- * comes twice (protobuf merges it: the decoder's case). The stream has no raw BCS value: a
+ * comes twice (protobuf merges it) or a string member does (the decoder checks every occurrence's
+ * UTF-8): the decoder's cases. The stream has no raw BCS value: a
  * written item's `value` is `0x`, as changeJson writes it.
  */
 function tableItem(r: WireReader, at: number, end: number, w: TextWriter, write: boolean): boolean {
@@ -196,10 +208,12 @@ function tableItem(r: WireReader, at: number, end: number, w: TextWriter, write:
       keyHashAt = r.pos
       r.pos = keyHashEnd
     } else if (tag === ((2 << 3) | 2)) {
+      if (handleEnd !== 0) return false
       handleEnd = r.lengthEnd(end)
       handleAt = r.pos
       r.pos = handleEnd
     } else if (tag === ((3 << 3) | 2)) {
+      if (keyEnd !== 0) return false
       keyEnd = r.lengthEnd(end)
       keyAt = r.pos
       r.pos = keyEnd
@@ -223,7 +237,8 @@ function tableItem(r: WireReader, at: number, end: number, w: TextWriter, write:
     w.lit(write ? WRITE_ITEM_NULL_END : DELETE_ITEM_NULL_END)
     return true
   }
-  // WriteTableData (key, key_type, value, value_type) or DeleteTableData (key, key_type): each string's last value wins.
+  // WriteTableData (key, key_type, value, value_type) or DeleteTableData (key, key_type). A string
+  // field sent twice goes to the decoder, which checks every occurrence's UTF-8 (the last one wins).
   let dKeyAt = 0
   let dKeyEnd = 0
   let keyTypeAt = 0
@@ -236,18 +251,22 @@ function tableItem(r: WireReader, at: number, end: number, w: TextWriter, write:
   while (r.pos < dataEnd) {
     const tag = r.tag(dataEnd)
     if (tag === ((1 << 3) | 2)) {
+      if (dKeyEnd !== 0) return false
       dKeyEnd = r.lengthEnd(dataEnd)
       dKeyAt = r.pos
       r.pos = dKeyEnd
     } else if (tag === ((2 << 3) | 2)) {
+      if (keyTypeEnd !== 0) return false
       keyTypeEnd = r.lengthEnd(dataEnd)
       keyTypeAt = r.pos
       r.pos = keyTypeEnd
     } else if (write && tag === ((3 << 3) | 2)) {
+      if (valueEnd !== 0) return false
       valueEnd = r.lengthEnd(dataEnd)
       valueAt = r.pos
       r.pos = valueEnd
     } else if (write && tag === ((4 << 3) | 2)) {
+      if (valueTypeEnd !== 0) return false
       valueTypeEnd = r.lengthEnd(dataEnd)
       valueTypeAt = r.pos
       r.pos = valueTypeEnd

@@ -69,6 +69,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
           const t = r.tag(stop)
           if (t === ((1 << 3) | 0)) creation = r.uint64String(stop)
           else if (t === ((2 << 3) | 2)) {
+            if (addressEnd !== 0) merged = true
             addressEnd = r.lengthEnd(stop)
             address = r.pos
             r.pos = addressEnd
@@ -85,11 +86,13 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         moveType(r, r.lengthEnd(end))
         break
       case (5 << 3) | 2:
+        if (typeAt >= 0) merged = true
         typeEnd = r.lengthEnd(end)
         typeAt = r.pos
         r.pos = typeEnd
         break
       case (4 << 3) | 2:
+        if (dataEnd !== 0) merged = true
         dataEnd = r.lengthEnd(end)
         dataAt = r.pos
         r.pos = dataEnd

@@ -118,6 +118,8 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
         success = r.varint32(infoEnd) !== 0
         break
       case (7 << 3) | 2:
+        // A string sent twice: the decoder checks each occurrence's UTF-8, the last one wins.
+        if (vm >= 0) return undefined
         vmEnd = r.lengthEnd(infoEnd)
         vm = r.pos
         r.pos = vmEnd
