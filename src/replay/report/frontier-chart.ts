@@ -1,5 +1,5 @@
 import type { BacktestJson } from '../result-json.js'
-import { axes, colorAt, escapeXml, fitScale, layoutLegend, percent, plotRange, readableNumber, type Frame, type LegendItem } from './svg.js'
+import { axes, colorAt, escapeXml, fitScale, layoutLegend, percent, plotRange, pushBelow, readableNumber, type Frame, type LegendItem } from './svg.js'
 import { TIERS, type Tier } from '../strategies/strategy.js'
 
 /** One panel per k, side by side, three to a row: wide enough for its ticks at 1920 px. */
@@ -183,15 +183,7 @@ function frontLabels(front: readonly FrontierPoint[], sx: (v: number) => number,
       // neither side has room: centred above the point, so the label never covers it
       const x0 = left ? cx - 10 - w : right ? cx + 10 : Math.max(r.x[0] + 4, Math.min(cx - w / 2, r.x[1] - w))
       let y = left || right ? Math.min(cy + 4, r.y[0] - 4) : cy - 10
-      for (let moved = true; moved; ) {
-        moved = false
-        for (const o of placed) {
-          if (o.x0 < x0 + w && x0 < o.x1 && Math.abs(o.y - y) < 12) {
-            y = o.y + 12
-            moved = true
-          }
-        }
-      }
+      y = pushBelow(y, placed, (o) => o.x0 < x0 + w && x0 < o.x1)
       placed.push({ x0, x1: x0 + w, y })
       return `<text class="pointlabel front" x="${x0.toFixed(1)}" y="${y.toFixed(1)}" style="fill:${colorAt(p.index)}">${escapeXml(text)}</text>`
     })

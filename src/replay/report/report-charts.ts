@@ -1,7 +1,7 @@
 import type { BacktestResult } from '../backtest.js'
 import type { QuantileSketch } from '../quantile-sketch.js'
 import type { BacktestJson, TierJson } from '../result-json.js'
-import { FRAME, chart, colorAt, dashAt, escapeXml, fitScale, linearScale, pathData, percent, plotRange, readableNumber, type LegendItem, type Tick } from './svg.js'
+import { FRAME, chart, colorAt, dashAt, escapeXml, fitScale, linearScale, pathData, percent, plotRange, pushBelow, readableNumber, type LegendItem, type Tick } from './svg.js'
 import { TIERS, type Tier } from '../strategies/strategy.js'
 
 /**
@@ -293,15 +293,7 @@ function pointLabels(labels: { x: number; y: number; text: string; color: string
       const x = leftOf ? l.x - 10 : l.x + 10 + w
       let y = l.y + 4
       // placed labels are above (sorted by y): push this one down until it touches none
-      for (let moved = true; moved; ) {
-        moved = false
-        for (const p of placed) {
-          if (Math.abs(p.x - x) < Math.max(p.w, w) && Math.abs(p.y - y) < 12) {
-            y = p.y + 12
-            moved = true
-          }
-        }
-      }
+      y = pushBelow(y, placed, (p) => Math.abs(p.x - x) < Math.max(p.w, w))
       placed.push({ x, y, w })
       return `<text class="pointlabel" x="${x.toFixed(1)}" y="${y.toFixed(1)}" style="fill:${l.color}">${escapeXml(l.text)}</text>`
     })

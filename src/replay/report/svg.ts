@@ -333,3 +333,26 @@ export const DASHES: readonly (string | undefined)[] = [undefined, '8 4', '2 3',
 export function dashAt(i: number): string | undefined {
   return DASHES[i % DASHES.length]
 }
+
+/** Height of a label line: labels closer than this vertically overlap. */
+const LABEL_LINE = 12
+
+/**
+ * The y of a label moved down until it overlaps none of `placed` (those `overlaps` says share its
+ * x span and lie within a line of it): each overlap puts it a line below that label. Compared
+ * against `o.y ± LABEL_LINE` as computed, never `|o.y − y| < LABEL_LINE`: once y = o.y + 12 that
+ * difference can round to just under 12, and the label would be pushed to where it is forever.
+ * Ends: y only grows, and each label can push it once.
+ */
+export function pushBelow<T extends { y: number }>(y: number, placed: readonly T[], overlaps: (o: T) => boolean): number {
+  for (let moved = true; moved; ) {
+    moved = false
+    for (const o of placed) {
+      if (y > o.y - LABEL_LINE && y < o.y + LABEL_LINE && overlaps(o)) {
+        y = o.y + LABEL_LINE
+        moved = true
+      }
+    }
+  }
+  return y
+}

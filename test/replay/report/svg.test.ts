@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_BUCKETS } from '../../../src/core/next-bucket.js'
-import { fitScale, percent, readableNumber, wrap } from '../../../src/replay/report/svg.js'
+import { fitScale, percent, pushBelow, readableNumber, wrap } from '../../../src/replay/report/svg.js'
 
 const BUCKETS = DEFAULT_BUCKETS.map(Number)
 const labels = (lo: number, hi: number) => fitScale(lo, hi, [300, 30], { axis: 'y', marks: BUCKETS }).ticks.map((t) => t.label)
@@ -64,5 +64,22 @@ describe('labels', () => {
     const cut = wrap('a:b:c:d:e', 2)
     expect(cut).toHaveLength(3)
     expect(cut[2]).toBe('c…')
+  })
+})
+
+describe('pushBelow (label placement)', () => {
+  it('ends where a label a line below another differs from it by just under a line in floating point', () => {
+    // Found in a report: 252.8160175854603 + 12 gives a y whose distance back is 11.99999999999996.
+    const placed = [{ y: 252.8160175854603 }]
+    const y = pushBelow(252.8160175854603, placed, () => true)
+    expect(y).toBe(252.8160175854603 + 12)
+    expect(pushBelow(y, placed, () => true)).toBe(y)
+  })
+
+  it('moves a label below every label it overlaps, and past none it does not', () => {
+    const placed = [{ y: 100 }, { y: 110 }, { y: 300 }]
+    expect(pushBelow(105, placed, () => true)).toBe(122)
+    expect(pushBelow(105, placed, () => false)).toBe(105)
+    expect(pushBelow(150, placed, () => true)).toBe(150)
   })
 })
