@@ -36,6 +36,9 @@ export const INTEGRATION_TESTS = [
   // The bundled chain ingested into PostgreSQL and served byte for byte as from memory: the
   // largest single test of pg-store.test.ts, one whole-chain run.
   'test/ledger/pg-read-api.test.ts',
+  // The PostgreSQL store's contract and properties against a real server: the largest file left
+  // (about 28 s of a worker on 2 cores); with it and this round's new tests `npm test` took 99 s.
+  'test/ledger/pg-store.test.ts',
   // Headless Chromium driving the live page and the backtest report, and `serve` started as a
   // process and sent SIGTERM mid-request: whole processes as well, and with them `npm test` took
   // over 100 s on 2 cores.
