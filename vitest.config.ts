@@ -39,6 +39,13 @@ export const INTEGRATION_TESTS = [
   // The PostgreSQL store's contract and properties against a real server: the largest file left
   // (about 28 s of a worker on 2 cores); with it and this round's new tests `npm test` took 99 s.
   'test/ledger/pg-store.test.ts',
+  // A follower against a live server that grows while followed, the same through a proxy that
+  // drops, truncates, delays and stalls, and the bundled chain loaded whole into both stores:
+  // sockets, timers and whole-chain runs (about 21 s of a worker). The CI clone still took 92 s
+  // for `npm test` with them.
+  'test/follow/follow-server.test.ts',
+  'test/follow/fault-proxy.test.ts',
+  'test/ledger/sample-chain.test.ts',
   // Headless Chromium driving the live page and the backtest report, and `serve` started as a
   // process and sent SIGTERM mid-request: whole processes as well, and with them `npm test` took
   // over 100 s on 2 cores.
