@@ -155,6 +155,33 @@ describe('txn-pack', () => {
     }
   })
 
+  it('decimal strings of every length up to 2^53 − 1 take the two-digits-a-byte token and come back byte for byte, the gas fields read as their text', () => {
+    const emptyJson = Buffer.from(JSON.stringify({ type: 'user_transaction', gas_unit_price: '', gas_used: '' }))
+    packTransaction(emptyJson, 0, new Uint8Array(emptyJson.length + 1), 0, null)
+    const emptyEnd = packer.end
+    // ('0' and '1' are dictionary words, a byte each.)
+    const decimals = ['7', '10', '99', '100', '1750000000', '1750000000265395', String(Number.MAX_SAFE_INTEGER)]
+    for (let n = 2; n <= 16; n++) decimals.push('8765432109876543'.slice(0, n))
+    for (const d of decimals) {
+      const json = JSON.stringify({ type: 'user_transaction', gas_unit_price: d, gas_used: d })
+      const bytes = Buffer.from(json)
+      const out = new Uint8Array(bytes.length + 1)
+      const fields = emptyTxnFields()
+      expect(packTransaction(bytes, 0, out, 0, fields)).toBe(bytes.length)
+      // Two tokens of `0x02`, a count and ⌈n/2⌉ bytes each, where two empty strings take `""` each.
+      expect(packer.end - emptyEnd).toBe(2 * (2 + Math.ceil(d.length / 2)) - 2 * 2)
+      expect(unpackJson(Buffer.from(out), 0, packer.end)).toBe(json)
+      expect([fields.gas_unit_price, fields.gas_used]).toEqual([d, d])
+    }
+    // Past 2^53 − 1, or with a leading zero, a decimal is copied as the string it is.
+    for (const d of [String(Number.MAX_SAFE_INTEGER + 1), '01', '12345678901234567']) {
+      const json = JSON.stringify({ amount: d })
+      const record = packText(json)
+      expect(record.includes(2)).toBe(false)
+      expect(unpackJson(record, 0, record.length)).toBe(json)
+    }
+  })
+
   it('a sender read again is the same text, and one that shares its first digits is read as itself', () => {
     const a = `0xabcd${'1'.repeat(60)}`
     const b = `0xabcd${'2'.repeat(60)}`

@@ -9,7 +9,8 @@
  *
  * - `0x01 n₀ n₁ bytes…`: the string `"0x…"` of `n` lowercase hex digits (8 ≤ n < 2^14, a
  *   two-byte varint), two per byte, an odd last one alone.
- * - `0x02 v…`: the string of a canonical decimal up to 2^53 − 1 (`"1750000000"`), `v` a varint.
+ * - `0x02 n d…`: the string of a canonical decimal up to 2^53 − 1 (`"1750000000"`) of `n` digits,
+ *   two a byte (`10 · first + second`), an odd last one alone.
  * - `0x80 + i`: entry `i` of `DICTIONARY`: a key with its quotes and colon (`"gas_used":`), whose
  *   comma before it is dropped and put back when it follows a value, or a common string value
  *   with its quotes (`"user_transaction"`).
@@ -66,7 +67,7 @@ export const LONGEST_ENTRY = Math.max(...ENTRIES.map((w) => w.length))
 
 /** Token of a hex string: `0x01 n₀ n₁` then the digits two per byte. */
 export const HEX = 1
-/** Token of a canonical decimal string: `0x02` then its value as a varint. */
+/** Token of a canonical decimal string: `0x02`, its digit count, then its digits two a byte. */
 export const DECIMAL = 2
 /** First byte of a record that is the text itself (`packText` of a text the packer refused). */
 export const RAW = 3

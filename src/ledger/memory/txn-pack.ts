@@ -297,11 +297,14 @@ export class TxnPacker {
       if (b[k] === 34 && v <= Number.MAX_SAFE_INTEGER) {
         // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
         if (field >= 0) putString(fields as TxnFields, field, String(v))
+        // The digits two a byte (their value 0..99), an odd last one alone: the decoder writes a
+        // pair of digits per table read, with no division.
+        const n = k - p - 1
         out[o++] = DECIMAL
-        // Seven bits a byte, low first; integer operations while the value fits 31 bits.
-        for (; v >= 0x80000000; v = Math.floor(v / 128)) out[o++] = (v % 128) | 128
-        for (; v >= 128; v >>>= 7) out[o++] = (v & 127) | 128
-        out[o++] = v
+        out[o++] = n
+        let j = p + 1
+        for (const last = k - 1; j < last; j += 2) out[o++] = ((b[j] as number) - 48) * 10 + (b[j + 1] as number) - 48
+        if (j < k) out[o++] = (b[j] as number) - 48
         this.end = o
         return k + 1
       }
