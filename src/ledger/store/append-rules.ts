@@ -156,13 +156,13 @@ export function checkSequenceNumbers(checked: CheckedBlock, nextOf: (address: st
   for (const e of checked.entries) {
     // A sender's next sequence number is never undefined once set, so one lookup tells both.
     const expected = next.get(e.address) ?? nextOf(e.address)
-    const field = `transactions[${e.index}].sequence_number`
+    // The field's name is built only for an error: this runs for every user transaction.
     if (expected !== undefined && e.sequence_number !== expected) {
       const kind = e.sequence_number < expected ? 'duplicate' : 'gap'
-      throw new BlockContinuityError(name, field, `${kind}: sender ${toShortAddress(e.address)} is at sequence number ${expected}, got ${e.sequence_number}`)
+      throw new BlockContinuityError(name, `transactions[${e.index}].sequence_number`, `${kind}: sender ${toShortAddress(e.address)} is at sequence number ${expected}, got ${e.sequence_number}`)
     }
     const after = addU64(e.sequence_number, 1)
-    if (after === undefined) throw new InvalidBlockError(name, field, `${e.sequence_number} leaves no next sequence number for sender ${toShortAddress(e.address)}`)
+    if (after === undefined) throw new InvalidBlockError(name, `transactions[${e.index}].sequence_number`, `${e.sequence_number} leaves no next sequence number for sender ${toShortAddress(e.address)}`)
     next.set(e.address, after)
   }
   return next
@@ -183,5 +183,7 @@ export interface PreparedBlock extends CheckedBlock {
 export function prepareAppend(block: BlockJson, tip: LedgerTip | null, nextOf: (address: string) => U64 | undefined, maxTransactions: number = DEFAULT_MAX_BLOCK_TRANSACTIONS): PreparedBlock {
   const checked = checkBlock(block, maxTransactions)
   checkContinuity(checked.parsed, tip)
-  return { ...checked, nextSequenceNumbers: checkSequenceNumbers(checked, nextOf) }
+  // Written out rather than spread: one object of one shape per block.
+  const { parsed, block_hash, block_timestamp, transactions, entries } = checked
+  return { parsed, block_hash, block_timestamp, transactions, entries, nextSequenceNumbers: checkSequenceNumbers(checked, nextOf) }
 }
