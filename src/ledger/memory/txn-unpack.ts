@@ -245,13 +245,26 @@ export class TxnUnpacker {
     o = this.#room(o, (e - s) * (LONGEST_ENTRY + 1))
     const out = this.#out
     const view = this.#view
+    const srcView = this.#srcView(src)
     let i = s
     while (i < e) {
       const c = src[i++] as number
       if (c >= 128) o = writeEntry(view, out, o, c)
-      else if (c > DECIMAL) out[o++] = c
-      else if (c === HEX) {
-        o = writeHex(src, this.#srcView(src), i, view, o)
+      else if (c > DECIMAL) {
+        // Text the packer copied (`null`, `true`, a string that took no token) goes four bytes a
+        // store while the four from it are all copied bytes: each from RAW (3) to 0x7f, as their
+        // high bits, and those of each byte plus 0x7d, tell without a carry between bytes.
+        let k = i - 1
+        for (; k + 4 <= e; k += 4) {
+          const x = srcView.getInt32(k, true)
+          if ((x & 0x80808080) !== 0 || ((x + 0x7d7d7d7d) & 0x80808080) !== 0x80808080 >> 0) break
+          view.setInt32(o, x, true)
+          o += 4
+        }
+        if (k === i - 1) out[o++] = c
+        else i = k
+      } else if (c === HEX) {
+        o = writeHex(src, srcView, i, view, o)
         i += hexLength(src, i)
       } else {
         o = writeDecimal(src, i, out, view, o)
