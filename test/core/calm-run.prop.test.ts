@@ -62,6 +62,7 @@ function internals(l: PromiseLearner): unknown {
     marginal: windows(s['marginal']),
     conditional: windows(s['conditional']),
     scaled: windows(s['scaledWindows']),
+    floorLedger: Object.fromEntries(Object.entries(s['floorLedger'] as Record<string, Float64Array | Int32Array>).map(([k, a]) => [k, Array.from(a)])),
   }
 }
 

@@ -80,15 +80,30 @@ describe('PromiseLearner', () => {
   })
 
   it('spends hits already banked on floor quotes: after a calm stretch, a busy one the floor fails is quoted at the floor while 30 banked outcomes remain', () => {
-    // 400 calm blocks bank 40 hits beyond q = 0.9; then every block is full at 500
+    // 200 busy blocks first, so the floor's record since the start fails 0.9 and only the banked surplus can hold the floor;
+    // the 400 calm blocks after them bank hits beyond q = 0.9; then every block is full at 500
     const l = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100, windows: [50], learningRates: [0.01] })
-    const quotes = run(l, [...Array<number>(400).fill(0), ...Array<number>(40).fill(501)]).map(([p]) => p as number)
-    // the floor while the window test passes (10 busy samples of 50), then the expert's price …
-    expect(quotes.slice(400, 411).every((p) => p === 100)).toBe(true)
-    expect(quotes[411]).toBe(501)
-    // … and the floor again whenever the banked surplus is back at 30 outcomes, though the floor met only 30 of the 50 recent samples
-    expect(quotes.slice(411).flatMap((p, i) => (p === 100 ? [411 + i] : []))).toEqual([420, 430])
+    const quotes = run(l, [...Array<number>(200).fill(501), ...Array<number>(400).fill(0), ...Array<number>(60).fill(501)]).map(([p]) => p as number)
+    // the floor while the surplus lasts, then the expert's price …
+    expect(quotes.slice(600, 633).every((p) => p === 100)).toBe(true)
+    expect(quotes[633]).toBe(501)
+    // … and the floor again whenever the banked surplus is back at 30 outcomes, though the floor met none of the recent samples
+    expect(quotes.slice(633).flatMap((p, i) => (p === 100 ? [633 + i] : []))).toEqual([640, 650])
     expect(l.calibration(0).offset / l.outerRate).toBeGreaterThan(-30)
+  })
+
+  it('keeps a promise at the floor through a busy regime while the floor keeps it over the long run, and its record since the start is what says so', () => {
+    // 1,500 calm blocks, then 150 full ones: the window of 1,000 samples says the floor fails 0.9 within 3 blocks, but since
+    // the start it misses 148 of 1,648 (9%): the long-run floor rule holds the floor through the regime
+    const reqs = [...Array<number>(1500).fill(0), ...Array<number>(150).fill(501)]
+    const l = new PromiseLearner([{ k: 3, q: 0.9 }], { floor: 100 })
+    const quotes = run(l, reqs).map(([p]) => p as number)
+    expect(quotes.every((p) => p === 100)).toBe(true)
+    expect(l.explain(0).floor_bound).toBe(true)
+    // once the floor's deficit since the start passes the long allowance, the learner prices the busy regime
+    const longer = new PromiseLearner([{ k: 3, q: 0.9 }], { floor: 100 })
+    const priced = run(longer, [...reqs, ...Array<number>(200).fill(501)]).map(([p]) => p as number)
+    expect(priced.slice(1650).some((p) => p > 100)).toBe(true)
   })
 
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {

@@ -4,8 +4,9 @@ import type { Requirement } from '../requirement.js'
 import type { U64 } from '../u64.js'
 import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
-import { ChainStateRing } from './chain-state.js'
-import { FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
+import { CALM, ChainStateRing } from './chain-state.js'
+import { FloorLedger, LONG_GATE } from './floor-ledger.js'
+import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptions } from './promise-types.js'
 
@@ -22,6 +23,15 @@ const SCALED_MARGIN = 0.1
 export const MARGINAL = 0
 export const CONDITIONED = 1
 export const SCALED = 2
+
+/**
+ * Why promise i's newest quote is the floor (`floorRule`): not by a floor rule; the floor rule on
+ * the recent samples or banked hits; the calm state's samples; the floor's long-run record alone.
+ */
+export const NO_FLOOR_RULE = 0
+export const FLOOR_RULE = 1
+export const CALM_FLOOR = 2
+export const LONG_FLOOR = 3
 
 /**
  * The experts of `PromiseLearner` and their updates: the windows of k-block minimum cutoffs
@@ -58,8 +68,15 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   protected readonly expertQuotes: U64[][][]
   protected readonly offset: Float64Array
   protected readonly chosen: Int32Array
-  /** Whether promise i's newest quote is the floor because the floor keeps it on the recent state. */
+  /**
+   * Why promise i's newest quote is the floor: `FLOOR_RULE` (the floor keeps it on the recent
+   * samples, or banked hits pay for it), `LONG_FLOOR` (only its record since the start says it
+   * keeps it), `CALM_FLOOR` (the calm state's own samples are met by the floor at the served
+   * level), or `NO_FLOOR_RULE`.
+   */
   protected readonly floorRule: Uint8Array
+  /** What the floor alone achieved on each promise since the start (the long-horizon floor rule). */
+  protected readonly floorLedger: FloorLedger
   protected readonly quoted: U64[]
   /** The largest k. */
   protected readonly maxK: number
@@ -100,6 +117,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.offset = new Float64Array(promises.length)
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
+    this.floorLedger = new FloorLedger(promises)
     this.quoted = promises.map(() => options.floor)
     this.maxK = Math.max(1, ...this.ks)
     this.lastHot = new Float64Array(promises.length).fill(-Infinity)
@@ -124,6 +142,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
     this.floorRule.fill(0)
+    this.floorLedger.clear()
     this.clearLedger()
   }
 
@@ -219,19 +238,45 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const d = this.offset[i] as number
     const allowance = FLOOR_GATE * this.outerRate
     const keeps = this.floorKeeps(i)
-    // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses
-    const rule = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
-    this.floorRule[i] = rule ? 1 : 0
+    // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses, or where
+    // it keeps the promise over the long run and neither its own deficit nor the served quotes' has run past the long allowance
+    // (at most LONG_GATE, so a larger offset skips the ledger's reads)
+    const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
+    const rule = short || (d <= LONG_GATE * this.outerRate && this.longFloor(i, d))
     // where the floor keeps the promise, the gate's allowance is not paid back at a premium: only the offset beyond it raises the level
     const level = 1 - (alpha[best] as number) + d - (keeps ? allowance : 0)
     this.servedLevel[i] = level
-    this.quoted[i] = rule ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
+    const calm = !rule && this.calmFloor(x, level)
+    this.floorRule[i] = short ? FLOOR_RULE : rule ? LONG_FLOOR : calm ? CALM_FLOOR : NO_FLOOR_RULE
+    this.quoted[i] = rule || calm ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
+  }
+
+  /** The long-run floor rule for promise i at offset d (see `FloorLedger`). O(1). */
+  private longFloor(i: number, d: number): boolean {
+    const ledger = this.floorLedger
+    const long = ledger.allowance(i)
+    return d <= long * this.outerRate && ledger.deficit(i) <= long && ledger.keeps(i)
+  }
+
+  /**
+   * The chain is calm and at least ⌈level·n⌉ of the n samples taken after a calm block (the
+   * largest window's, at least `CALM_FLOOR_SAMPLES` of them) were met by the floor: the calm
+   * state's own history says the floor keeps the promise at the served level, whichever expert
+   * is served. Only at a level ≤ 1: beyond it the learner is paying back misses and the window's
+   * maximum is what it serves. A calm block after a busy stretch is otherwise priced at the busy
+   * stretch's going rate by the scaled expert, paying a premium on blocks the floor gets into.
+   */
+  private calmFloor(x: number, level: number): boolean {
+    if (this.chain.state !== CALM || level > 1) return false
+    const w = ((this.conditional[x] as OrderStatisticWindow[][])[CALM] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
+    return w.length >= CALM_FLOOR_SAMPLES && windowQuantile(w, level, this.floor) === this.floor
   }
 
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */
   protected floorKeeps(i: number): boolean {
     const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
-    return floorKeeps(w, (this.promises[i] as TierPromise).q)
+    const { k, q } = this.promises[i] as TierPromise
+    return floorKeeps(w, q, k)
   }
 
   /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */

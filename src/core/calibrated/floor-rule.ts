@@ -46,21 +46,32 @@ export const FLOOR_PRIOR = 30
 export const FLOOR_PRIOR_SAMPLES = 100
 
 /**
- * The floor keeps a promise with probability q on `samples` (the largest window of k-block
- * minimum cutoffs, floor-met samples flagged): the share the floor alone met is not
- * significantly below q, i.e. at least q − z·√(q(1 − q)/n) with z = `FLOOR_TEST_Z`, n counting
- * the fading prior of floor-met samples (`FLOOR_PRIOR`). A promise the floor keeps over the long
+ * Samples taken after a calm block that the calm-state floor rule needs before it reads them
+ * (`ExpertEnsemble`): fewer say little about how often a calm block is followed by calm ones.
+ */
+export const CALM_FLOOR_SAMPLES = 100
+
+/**
+ * The floor keeps a promise "within k blocks with probability q" on `samples` (the largest
+ * window of k-block minimum cutoffs, floor-met samples flagged): the share the floor alone met is
+ * not significantly below q, i.e. at least q − z·√(q(1 − q)/n) with z = `FLOOR_TEST_Z`, n counting
+ * the fading prior of floor-met samples (`FLOOR_PRIOR`). Until the prior has faded the variance
+ * counts k times over: neighbouring k-block minima share up to k − 1 blocks, so a window's first
+ * samples come from a handful of stretches, and one busy stretch at the start otherwise reads as
+ * many misses and lifts a promise the floor keeps off the floor for its first blocks. A promise the floor keeps over the long
  * run then stays at the floor through sampling noise and short busy stretches, and one it does
  * not keep leaves it once the evidence is clear. A floor that met none of the window's samples
  * keeps nothing, however few they are. With no sample yet, the prior alone says the floor keeps
  * it. O(1): the window counts its flagged samples.
  */
-export function floorKeeps(samples: OrderStatisticWindow, q: number): boolean {
+export function floorKeeps(samples: OrderStatisticWindow, q: number, k = 1): boolean {
   const seen = samples.length
   const met = samples.flaggedCount
   if (seen > 0 && met === 0) return false
-  const prior = FLOOR_PRIOR * Math.max(0, 1 - seen / Math.min(FLOOR_PRIOR_SAMPLES, samples.capacity))
+  const young = Math.min(FLOOR_PRIOR_SAMPLES, samples.capacity)
+  const prior = FLOOR_PRIOR * Math.max(0, 1 - seen / young)
   const n = seen + prior
   if (n === 0) return false
-  return met + prior >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q)) / n)) * n - 1e-9
+  const overlap = seen < young ? k : 1
+  return met + prior >= (q - FLOOR_TEST_Z * Math.sqrt((q * (1 - q) * overlap) / n)) * n - 1e-9
 }

@@ -5,7 +5,7 @@ import type { MultisetWindow } from '../multiset-window.js'
 import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
-import { ExpertEnsemble, SCALED } from './expert-ensemble.js'
+import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED } from './expert-ensemble.js'
 import type { Coverage } from './promise-ledger.js'
 import { windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
@@ -47,7 +47,12 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * clamp is wider by the same amount so that it still changes no quote. Before the window holds
  * `FLOOR_PRIOR_SAMPLES` samples the floor test counts a fading prior of floor-met samples
  * (`FLOOR_PRIOR`), so a chain that starts busy prices a floor-bound promise above the floor on
- * fewer of its first blocks. The bound above does not depend on the rule.
+ * fewer of its first blocks. The floor is also quoted while the floor's record since the start
+ * says it keeps the promise over the long run (`FloorLedger`: its deficit within one batch-means
+ * standard error, and it and the offset within the long allowance), so a busy regime of a chain
+ * whose floor keeps the promise over thousands of blocks is not paid for; and on a calm block
+ * whose state's own samples the floor met at the served level (≤ 1), whichever expert is served.
+ * The bound above does not depend on these rules.
  *
  * Deterministic. Memory: per distinct k, |windows| × (1 + `STATES`) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
@@ -112,7 +117,12 @@ export class PromiseLearner extends ExpertEnsemble {
       const ratio = Number(v) / this.chain.levelAt(j - k)
       ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
-    for (let i = 0; i < this.promises.length; i++) this.settle(i, j)
+    for (let i = 0; i < this.promises.length; i++) {
+      const x = this.kIndex[i] as number
+      // the floor's record reads the samples the windows hold (from the point before any block on)
+      if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= Number(this.floor))
+      this.settle(i, j)
+    }
     this.chain.push(req, j)
     for (let i = 0; i < this.promises.length; i++) this.price(i, j)
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
@@ -158,7 +168,8 @@ export class PromiseLearner extends ExpertEnsemble {
    */
   floorBound(i: number): boolean {
     this.catchUp()
-    if (this.floorRule[i] === 1) return true
+    const rule = this.floorRule[i]
+    if (rule === FLOOR_RULE || rule === LONG_FLOOR) return true
     const e = this.chosen[i] as number
     const ex = this.experts[e] as Expert
     // a scaled expert's samples are ratios: whether the floor met them is read off the same samples unscaled
@@ -202,7 +213,7 @@ export class PromiseLearner extends ExpertEnsemble {
   priceAt(i: number, q: number): U64 {
     this.catchUp()
     const own = (this.promises[i] as TierPromise).q
-    if (this.floorRule[i] === 1 && q <= own) return this.floor
+    if (this.floorRule[i] !== NO_FLOOR_RULE && q <= own) return this.floor
     return this.expertPrice(i, this.chosen[i] as number, this.level(i) + q - own)
   }
 
@@ -257,7 +268,8 @@ export class PromiseLearner extends ExpertEnsemble {
       if (this.quoted[i] !== floor || (this.lastHot[i] as number) > j - k) return false
       const alpha = this.alpha[i] as Float64Array
       const d = this.offset[i] as number
-      const offsetSafe = this.floorRule[i] === 1 || d <= 0
+      // only the short floor rule is known to persist through calm blocks (see above); the long rule's test need not
+      const offsetSafe = this.floorRule[i] === FLOOR_RULE || d <= 0
       for (let e = 0; e < alpha.length; e++) {
         const own = 1 - (alpha[e] as number)
         if (this.expertKind[e] === SCALED && !this.holdsFloor(i, e, own)) return false
@@ -319,7 +331,10 @@ export class PromiseLearner extends ExpertEnsemble {
       const limit = this.offsetLimit(k)
       const step = this.outerRate * (0 - (1 - q))
       let d = this.offset[i] as number
-      for (let s = 0; s < n; s++) d = this.settleOutcome(i, true, d, step, -limit, limit, this.outerRate, true)
+      for (let s = 0; s < n; s++) {
+        d = this.settleOutcome(i, true, d, step, -limit, limit, this.outerRate, true)
+        this.floorLedger.settle(i, true)
+      }
       this.offset[i] = d
       for (const row of this.expertQuotes[i] as U64[][]) row.fill(floor)
       this.price(i, jEnd)
