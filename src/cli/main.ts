@@ -62,7 +62,21 @@ if (isEntry()) {
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort())
   process.once('SIGTERM', () => controller.abort())
-  main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
+  // Getters: Node opens each standard stream the first time it is asked for, which costs a fresh
+  // process milliseconds, and `replay --input FILE --output FILE` needs none of them.
+  const io: CliIo = {
+    get stdin() {
+      return process.stdin
+    },
+    get stdout() {
+      return process.stdout
+    },
+    get stderr() {
+      return process.stderr
+    },
+    signal: controller.signal,
+  }
+  main(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code
     },

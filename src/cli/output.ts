@@ -1,6 +1,7 @@
 import { once } from 'node:events'
 import { open } from 'node:fs/promises'
 import { UsageError } from './errors.js'
+import type { CliIo } from './io.js'
 import { checkOutput, describeFsError } from './paths.js'
 
 /** Where a command writes a stream of text: a file, or standard output for `-`. */
@@ -17,18 +18,19 @@ export interface Output {
 }
 
 /**
- * Opens `--flag PATH` for writing (`-` is `stdout`), creating or truncating the file now, so an
- * unwritable path fails before the command reads its input. A write error, which a stream
+ * Opens `--flag PATH` for writing (`-` is `io.stdout`, read only then), creating or truncating
+ * the file now, so an unwritable path fails before the command reads its input. A write error, which a stream
  * reports between writes when nothing awaits it, is kept and thrown by the next `write` or `end`:
  * it never escapes as an unhandled 'error' event.
  *
  * @throws UsageError `cannot write --output PATH: it is a directory` and the like.
  */
-export async function openOutput(path: string, flag: string, stdout: NodeJS.WritableStream): Promise<Output> {
+export async function openOutput(path: string, flag: string, io: Pick<CliIo, 'stdout'>): Promise<Output> {
   const cannotWrite = (error: unknown) => new UsageError(`cannot write --${flag} ${path}: ${describeFsError(error)}`)
-  let stream: NodeJS.WritableStream = stdout
   const toFile = path !== '-'
-  if (toFile) {
+  let stream: NodeJS.WritableStream
+  if (!toFile) stream = io.stdout
+  else {
     await checkOutput(path, flag)
     try {
       stream = (await open(path, 'w')).createWriteStream()
@@ -70,9 +72,9 @@ export async function openOutput(path: string, flag: string, stdout: NodeJS.Writ
   }
 }
 
-/** Writes all of `text` to `--flag PATH` (`-` is `stdout`). @throws UsageError as `openOutput`. */
-export async function writeOutput(path: string, flag: string, text: string, stdout: NodeJS.WritableStream): Promise<void> {
-  const out = await openOutput(path, flag, stdout)
+/** Writes all of `text` to `--flag PATH` (`-` is `io.stdout`). @throws UsageError as `openOutput`. */
+export async function writeOutput(path: string, flag: string, text: string, io: Pick<CliIo, 'stdout'>): Promise<void> {
+  const out = await openOutput(path, flag, io)
   await out.write(text)
   await out.end()
 }
