@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { MissingDependencyError, missingPackage } from '../ledger/optional-peer.js'
 import { UsageError } from './errors.js'
@@ -83,12 +84,18 @@ if (isEntry()) {
   )
 }
 
-/** True when this module is the process's entry script (also through an npm bin symlink). */
+/**
+ * True when this module is the process's entry script (also through an npm bin symlink). The
+ * loader gives this module's URL as its real path, so a script path that resolves to it as it is
+ * needs no look-up; a symlink's is resolved by one system call (`realpathSync.native`).
+ */
 function isEntry(): boolean {
   const script = process.argv[1]
   if (script === undefined) return false
+  const self = fileURLToPath(import.meta.url)
+  if (resolve(script) === self) return true
   try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
+    return realpathSync.native(script) === realpathSync.native(self)
   } catch {
     return false
   }
