@@ -65,23 +65,30 @@ if (isEntry()) {
   process.once('SIGTERM', () => controller.abort())
   // Getters: Node opens each standard stream the first time it is asked for, which costs a fresh
   // process milliseconds, and `replay --input FILE --output FILE` needs none of them.
+  const written = new Set<NodeJS.WriteStream>()
   const io: CliIo = {
     get stdin() {
       return process.stdin
     },
     get stdout() {
+      written.add(process.stdout)
       return process.stdout
     },
     get stderr() {
+      written.add(process.stderr)
       return process.stderr
     },
     signal: controller.signal,
   }
-  main(process.argv.slice(2), io).then(
-    (code) => {
-      process.exitCode = code
-    },
-  )
+  main(process.argv.slice(2), io).then((code) => {
+    process.exitCode = code
+    // A command returns once its work is done (serve and follow after their shutdown), so the
+    // process ends here rather than after Node's teardown of the heap and its threads, which a
+    // one-shot run on a small file measurably waits for. Not while standard output or error
+    // still holds bytes (pipes are asynchronous on some systems): the process then ends as
+    // before, when they drain.
+    if ([...written].every((stream) => stream.writableLength === 0)) process.exit()
+  })
 }
 
 /**
