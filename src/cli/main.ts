@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { MissingDependencyError, missingPackage } from '../ledger/optional-peer.js'
 import { UsageError } from './errors.js'
@@ -62,19 +63,46 @@ if (isEntry()) {
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort())
   process.once('SIGTERM', () => controller.abort())
-  main(process.argv.slice(2), { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, signal: controller.signal }).then(
-    (code) => {
-      process.exitCode = code
+  // Getters: Node opens each standard stream the first time it is asked for, which costs a fresh
+  // process milliseconds, and `replay --input FILE --output FILE` needs none of them.
+  const written = new Set<NodeJS.WriteStream>()
+  const io: CliIo = {
+    get stdin() {
+      return process.stdin
     },
-  )
+    get stdout() {
+      written.add(process.stdout)
+      return process.stdout
+    },
+    get stderr() {
+      written.add(process.stderr)
+      return process.stderr
+    },
+    signal: controller.signal,
+  }
+  main(process.argv.slice(2), io).then((code) => {
+    process.exitCode = code
+    // A command returns once its work is done (serve and follow after their shutdown), so the
+    // process ends here rather than after Node's teardown of the heap and its threads, which a
+    // one-shot run on a small file measurably waits for. Not while standard output or error
+    // still holds bytes (pipes are asynchronous on some systems): the process then ends as
+    // before, when they drain.
+    if ([...written].every((stream) => stream.writableLength === 0)) process.exit()
+  })
 }
 
-/** True when this module is the process's entry script (also through an npm bin symlink). */
+/**
+ * True when this module is the process's entry script (also through an npm bin symlink). The
+ * loader gives this module's URL as its real path, so a script path that resolves to it as it is
+ * needs no look-up; a symlink's is resolved by one system call (`realpathSync.native`).
+ */
 function isEntry(): boolean {
   const script = process.argv[1]
   if (script === undefined) return false
+  const self = fileURLToPath(import.meta.url)
+  if (resolve(script) === self) return true
   try {
-    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))
+    return realpathSync.native(script) === realpathSync.native(self)
   } catch {
     return false
   }

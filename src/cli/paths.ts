@@ -1,5 +1,4 @@
-import { constants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
+import { accessSync, constants, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { UsageError } from './errors.js'
 
@@ -27,15 +26,17 @@ export function describeFsError(error: unknown): string {
 
 /**
  * Checks that `--flag PATH` names a readable file (`-`, standard input, always passes), so a
- * wrong path is a usage error naming the flag and the path before any work starts.
+ * wrong path is a usage error naming the flag and the path before any work starts. The checks
+ * here are synchronous: a few calls before any work, each without a round trip through the
+ * thread pool, which a one-shot command on a small file would wait for.
  *
  * @throws UsageError `cannot read --input PATH: it is a directory` and the like.
  */
 export async function checkInput(path: string, flag: string): Promise<void> {
   if (path === '-') return
   try {
-    if ((await stat(path)).isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' })
-    await access(path, constants.R_OK)
+    if (statSync(path).isDirectory()) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' })
+    accessSync(path, constants.R_OK)
   } catch (error) {
     throw new UsageError(`cannot read --${flag} ${path}: ${describeFsError(error)}`)
   }
@@ -50,14 +51,14 @@ export async function checkInput(path: string, flag: string): Promise<void> {
  */
 export async function checkOutput(path: string, flag: string): Promise<void> {
   if (path === '-') return
-  const why = await unwritable(path)
+  const why = unwritable(path)
   if (why !== undefined) throw new UsageError(`cannot write --${flag} ${path}: ${why}`)
 }
 
-async function unwritable(path: string): Promise<string | undefined> {
+function unwritable(path: string): string | undefined {
   try {
-    if ((await stat(path)).isDirectory()) return 'it is a directory'
-    await access(path, constants.W_OK)
+    if (statSync(path).isDirectory()) return 'it is a directory'
+    accessSync(path, constants.W_OK)
     return undefined
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
@@ -66,8 +67,8 @@ async function unwritable(path: string): Promise<string | undefined> {
   // A new file: its directory must exist and take it.
   const dir = dirname(resolve(path))
   try {
-    if (!(await stat(dir)).isDirectory()) return `${dir} is not a directory`
-    await access(dir, constants.W_OK)
+    if (!statSync(dir).isDirectory()) return `${dir} is not a directory`
+    accessSync(dir, constants.W_OK)
     return undefined
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? `directory ${dir} does not exist` : describeFsError(error)

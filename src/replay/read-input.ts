@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises'
+import { statSync, type Stats } from 'node:fs'
 import type { BlockInput } from '../core/block.js'
-import { readChunks } from '../ledger/read/file-range.js'
+import { readChunks, readSmallFile } from '../ledger/read/file-range.js'
 import { parseJsonLine } from '../ledger/read/json-lines.js'
 import { readLineRuns, readLines, sourceName, type LineBytes, type LineSource } from '../ledger/read/lines.js'
 import { toBlockInput } from '../ledger/read/read-blocks.js'
@@ -94,6 +94,15 @@ async function* counting(chunks: AsyncIterable<Buffer>, counted: { bytes: number
   }
 }
 
+/** The file's status, or `null` when it cannot be had (the line splitter then reports the file). Synchronous: one call before any reading, without a round trip through the thread pool. */
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path)
+  } catch {
+    return null
+  }
+}
+
 /** How `openInput` reads. */
 export interface OpenOptions {
   /** Regular files below this size go through `JSON.parse` (default `PARSE_BELOW_BYTES`); a test sets it to reach either path. */
@@ -111,8 +120,9 @@ export interface OpenOptions {
  * - a file is read into two buffers refilled in turn (`readChunks`), not through a read
  *   stream, which takes a fresh buffer per chunk: faulting in that fresh memory cost a cold
  *   process more than splitting and scanning the lines;
- * - and a regular file below `parseBelowBytes` (default `PARSE_BELOW_BYTES`) goes through `JSON.parse`, a larger one (or a
- *   pipe, whose size is unknown) through the block scanner.
+ * - a regular file below `parseBelowBytes` (default `PARSE_BELOW_BYTES`) goes through
+ *   `JSON.parse`, read synchronously into one smaller buffer (`readSmallFile`); a larger one (or
+ *   a pipe, whose size is unknown) through the block scanner.
  */
 export async function openInput(path: string, format: InputFormat, stdin?: NodeJS.ReadableStream, options: OpenOptions = {}): Promise<OpenedInput> {
   const file = sourceName(path)
@@ -123,13 +133,13 @@ export async function openInput(path: string, format: InputFormat, stdin?: NodeJ
     return ofRuns(file, runsOf(stream, file, (f, l, b) => scanner.blockOfLine(f, l, b)), () => 0, null)
   }
   // A file that cannot be read is reported by the line splitter when the blocks are first asked for.
-  const info = await stat(path).catch(() => null)
+  const info = statOrNull(path)
   const regular = info?.isFile() === true
   const totalBytes = info?.size ?? null
+  const small = regular && (totalBytes as number) < (options.parseBelowBytes ?? PARSE_BELOW_BYTES)
   const counted = { bytes: 0 }
-  const chunks = counting(readChunks(path), counted)
+  const chunks = counting(small ? readSmallFile(path) : readChunks(path), counted)
   if (format === 'csv') return ofBlocks(file, readCsvBlocks(readLines(chunks, { file }), file), () => counted.bytes, totalBytes)
-  const parse = regular && (totalBytes as number) < (options.parseBelowBytes ?? PARSE_BELOW_BYTES)
-  const scanner = parse ? null : new BlockScanner()
+  const scanner = small ? null : new BlockScanner()
   return ofRuns(file, runsOf(chunks, file, scanner === null ? parseLine : (f, l, b) => scanner.blockOfLine(f, l, b)), () => counted.bytes, totalBytes)
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { UsageError } from '../../src/cli/errors.js'
+import type { CliIo } from '../../src/cli/io.js'
+import { main } from '../../src/cli/main.js'
 import { openOutput } from '../../src/cli/output.js'
 import { runCli, watchedStdin } from '../helpers/run-cli.js'
 
@@ -71,6 +73,18 @@ describe('output paths', () => {
     expect(readFileSync(file, 'utf8')).toBe(toStdout.stdout)
   })
 
+  it('replay, generate, backtest and estimate ask for standard input only to read -, and for standard output only to write there (the bin opens each on first use)', async () => {
+    const asked: string[] = []
+    const file = join(dir, 'replay-untouched.jsonl')
+    expect(await main(['replay', '--input', input, '--output', file], guardedIo(asked))).toBe(0)
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(31)
+    expect(await main(['generate', '--blocks', '3', '--seed', '1', '--output', join(dir, 'generated.jsonl')], guardedIo(asked))).toBe(0)
+    // The last two print their table or estimate on standard output.
+    expect(await main(['backtest', '--input', input, '--json', join(dir, 'untouched.json')], guardedIo(asked, sink()))).toBe(0)
+    expect(await main(['estimate', '--input', input], guardedIo(asked, sink()))).toBe(0)
+    expect(asked).toEqual([])
+  })
+
   it('backtest --json - writes the metrics to stdout (the table goes to stderr), the same bytes as --json FILE', async () => {
     const file = join(dir, 'metrics.json')
     const toFile = await runCli(['backtest', '--input', input, '--json', file])
@@ -94,6 +108,28 @@ describe('output paths', () => {
   })
 })
 
+/** A stream that takes every write and keeps nothing. */
+function sink(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() })
+}
+
+/** A command's io whose standard input, and standard output unless given, record in `asked` that they were asked for, and throw. */
+function guardedIo(asked: string[], stdout?: NodeJS.WritableStream): CliIo {
+  return {
+    get stdin(): NodeJS.ReadableStream {
+      asked.push('stdin')
+      throw new Error('standard input asked for')
+    },
+    get stdout(): NodeJS.WritableStream {
+      if (stdout !== undefined) return stdout
+      asked.push('stdout')
+      throw new Error('standard output asked for')
+    },
+    stderr: sink(),
+    signal: new AbortController().signal,
+  }
+}
+
 /** A stream whose writes fail with `code` after `okWrites` good ones, as a full disk or a closed pipe does. */
 function failingStream(code: string, okWrites = 1): Writable {
   let writes = 0
@@ -109,7 +145,7 @@ function failingStream(code: string, okWrites = 1): Writable {
 
 describe('openOutput', () => {
   it('a write error that comes between writes is thrown by the next write as a usage error naming the flag, never as an unhandled event', async () => {
-    const out = await openOutput('-', 'output', failingStream('ENOSPC'))
+    const out = await openOutput('-', 'output', { stdout: failingStream('ENOSPC') })
     const error = await (async () => {
       for (let i = 0; i < 10; i++) await out.write('some text\n')
     })().catch((e: unknown) => e)
@@ -118,7 +154,7 @@ describe('openOutput', () => {
   })
 
   it('standard output whose reader went away (EPIPE) ends the output quietly', async () => {
-    const out = await openOutput('-', 'output', failingStream('EPIPE'))
+    const out = await openOutput('-', 'output', { stdout: failingStream('EPIPE') })
     for (let i = 0; i < 10 && !out.gone; i++) await out.write('some text\n')
     expect(out.gone).toBe(true)
     await expect(out.end()).resolves.toBeUndefined()

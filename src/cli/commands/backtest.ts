@@ -10,7 +10,7 @@ import { runBacktest } from '../../replay/backtest.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
 import { UsageError } from '../errors.js'
-import { warn, type CliIo, type Command } from '../io.js'
+import { stdinFor, warn, type CliIo, type Command } from '../io.js'
 import { writeOutput } from '../output.js'
 import { checkInput, checkOutput } from '../paths.js'
 export { reportFailure } from '../run-command.js'
@@ -76,7 +76,7 @@ export const run: Command = async (args, io) => {
   if (json !== undefined) await checkOutput(json, 'json')
   if (report !== undefined) await checkOutput(report, 'report')
 
-  const opened = await openInput(input, detectFormat(input, flags.format as InputFormat | undefined), io.stdin)
+  const opened = await openInput(input, detectFormat(input, flags.format as InputFormat | undefined), stdinFor(io, input))
   const progress = io.stderr.isTTY === true ? progressBar(io, opened.bytesRead, opened.totalBytes) : undefined
   let result
   try {
@@ -88,8 +88,8 @@ export const run: Command = async (args, io) => {
   const metrics = toBacktestJson(result)
   // Standard output carries the one document asked for there; the table then goes to stderr.
   ;(json === '-' || report === '-' ? io.stderr : io.stdout).write(formatTable(metrics))
-  if (json !== undefined) await writeOutput(json, 'json', `${stringifyExact(metrics)}\n`, io.stdout)
-  if (report !== undefined) await writeOutput(report, 'report', renderReport(result, metrics, { input: opened.file }), io.stdout)
+  if (json !== undefined) await writeOutput(json, 'json', `${stringifyExact(metrics)}\n`, io)
+  if (report !== undefined) await writeOutput(report, 'report', renderReport(result, metrics, { input: opened.file }), io)
   return 0
 }
 

@@ -5,7 +5,7 @@ import { sourceName } from '../../ledger/read/lines.js'
 import { scanBlocks } from '../../ledger/scan-blocks.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
-import { warn, type Command } from '../io.js'
+import { stdinFor, warn, type Command } from '../io.js'
 import { checkInput } from '../paths.js'
 export { reportFailure } from '../run-command.js'
 
@@ -27,7 +27,7 @@ export const run: Command = async (args, io) => {
   await checkInput(input, 'input')
   const file = sourceName(input)
   let blocks = 0
-  for await (const { line, block } of scanBlocks(input, { stdin: io.stdin })) {
+  for await (const { line, block } of scanBlocks(input, { stdin: stdinFor(io, input) })) {
     try {
       estimator.ingest(block)
     } catch (error) {

@@ -69,7 +69,7 @@ export const run: Command = async (args, io) => {
     accounts: intFlag(flags.accounts, 'accounts', CHAIN_DEFAULTS.accounts, 1, 10_000_000),
   }
 
-  const out = await openOutput(output, 'output', io.stdout)
+  const out = await openOutput(output, 'output', io)
   let written = 0
   let userTxns = 0
   let chunk = ''

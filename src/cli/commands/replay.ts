@@ -3,7 +3,7 @@ import { InvalidDataError } from '../../ledger/store/errors.js'
 import { openInput } from '../../replay/read-input.js'
 import { parseFlags, required } from '../args.js'
 import { loadConfigFile } from '../config-file.js'
-import { warn, type Command } from '../io.js'
+import { stdinFor, warn, type Command } from '../io.js'
 import { openOutput } from '../output.js'
 import { checkInput } from '../paths.js'
 export { reportFailure } from '../run-command.js'
@@ -33,9 +33,9 @@ export const run: Command = async (args, io) => {
   const output = flags.output ?? '-'
   const estimator = createEstimator(await loadConfigFile(flags.config))
   await checkInput(input, 'input')
-  const out = await openOutput(output, 'output', io.stdout)
+  const out = await openOutput(output, 'output', io)
   // openInput chooses how the file is read (parser or scanner by size): same blocks and errors.
-  const { file, runs } = await openInput(input, 'jsonl', io.stdin)
+  const { file, runs } = await openInput(input, 'jsonl', stdinFor(io, input))
   let blocks = 0
   let chunk = ''
   try {
