@@ -61,8 +61,17 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
 
 if (isEntry()) {
   const controller = new AbortController()
-  process.once('SIGINT', () => controller.abort())
-  process.once('SIGTERM', () => controller.abort())
+  // A command that stops on SIGINT/SIGTERM reads `io.signal` (serve, follow, ingest, generate);
+  // one that never did (replay, backtest, estimate) has nothing to stop, so the signal takes its
+  // default action and ends the process, as it would with no handler: Ctrl-C on `replay --input -`
+  // waiting on a terminal, or on a long backtest, must not be swallowed.
+  let watched = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (watched) controller.abort()
+    else process.kill(process.pid, signal)
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
   // Getters: Node opens each standard stream the first time it is asked for, which costs a fresh
   // process milliseconds, and `replay --input FILE --output FILE` needs none of them.
   const written = new Set<NodeJS.WriteStream>()
@@ -78,7 +87,10 @@ if (isEntry()) {
       written.add(process.stderr)
       return process.stderr
     },
-    signal: controller.signal,
+    get signal() {
+      watched = true
+      return controller.signal
+    },
   }
   main(process.argv.slice(2), io).then((code) => {
     process.exitCode = code
