@@ -61,6 +61,8 @@ export const LONG_BANK = 1000
 export class FloorLedger {
   /** Per promise: 1 − q, the deficit and its lowest value, samples seen. */
   private readonly missBudget: Float64Array
+  /** Per promise: the long allowance before the banked-hits cap (`LONG_GATE`, shrunk above `LONG_GATE_Q`), fixed by q. */
+  private readonly caps: Float64Array
   private readonly deficits: Float64Array
   private readonly lowest: Float64Array
   private readonly seen: Float64Array
@@ -74,6 +76,10 @@ export class FloorLedger {
   constructor(promises: readonly TierPromise[]) {
     const n = promises.length
     this.missBudget = Float64Array.from(promises, (p) => 1 - p.q)
+    this.caps = Float64Array.from(this.missBudget, (budget) => {
+      const share = budget / (1 - LONG_GATE_Q)
+      return share >= 1 ? LONG_GATE : LONG_GATE * share * share
+    })
     this.deficits = new Float64Array(n)
     this.lowest = new Float64Array(n)
     this.seen = new Float64Array(n)
@@ -119,6 +125,9 @@ export class FloorLedger {
    * are closed), so misses that cluster in busy regimes count as the few events they are.
    */
   keeps(i: number): boolean {
+    const deficit = this.deficits[i] as number
+    // a floor at or ahead of q keeps it whatever the variance (the bound below is never negative)
+    if (deficit <= 0) return true
     const budget = this.missBudget[i] as number
     const nb = this.batches[i] as number
     let v = budget * (1 - budget)
@@ -127,13 +136,12 @@ export class FloorLedger {
       const batch = (LONG_BATCH * ((this.shareSumSq[i] as number) / nb - mean * mean) * nb) / (nb - 1)
       if (batch > v) v = batch
     }
-    return (this.deficits[i] as number) <= LONG_TEST_Z * Math.sqrt(v * (this.seen[i] as number))
+    return deficit <= LONG_TEST_Z * Math.sqrt(v * (this.seen[i] as number))
   }
 
   /** The long rule's allowance for promise i, in outcomes (see `LONG_GATE`, `LONG_GATE_Q`, `LONG_BANK_SHARE`). */
   allowance(i: number): number {
-    const share = (this.missBudget[i] as number) / (1 - LONG_GATE_Q)
-    const cap = share >= 1 ? LONG_GATE : LONG_GATE * share * share
+    const cap = this.caps[i] as number
     const banked = LONG_BANK_SHARE * -(this.lowest[i] as number)
     return banked < cap ? banked : cap
   }
