@@ -15,6 +15,15 @@ export type SkipReporter = (height: U64, error: InvalidBlockError) => void
 /** Which estimator answers `GET /v1/estimate_gas_price`: the Aptos node's, or the calibrated one. */
 export type EstimatorMode = 'aptos' | 'calibrated'
 
+/** Heights a catch-up reads ahead of the one it ingests (at most the PostgreSQL store's default pool). */
+const READ_AHEAD = 8
+
+/** A block as the catch-up read it (`readBlock`). */
+interface StoredBlock {
+  parsed: ParsedBlock | undefined
+  block: BlockJson | null
+}
+
 /** The estimator modes, for option checks and usage messages. */
 export const ESTIMATOR_MODES: readonly EstimatorMode[] = Object.freeze(['aptos', 'calibrated'])
 
@@ -237,20 +246,35 @@ export class EstimateFeed {
     }
     // Only the newest `depth` heights are published: estimates older ones are never built.
     const staged = target - BigInt(this.depth) + 1n
+    // Up to READ_AHEAD heights are read at once and ingested in order: a store whose every read
+    // is a round trip (PostgreSQL) would otherwise make a catch-up over many blocks wait for each
+    // in turn, and a request's store deadline runs over it.
+    const reads: Promise<StoredBlock>[] = []
+    let next = from
     for (let h = from; h <= target; h++) {
-      const height = toU64(h)
-      // The store's own parse of the block, when it kept it from its append checks, is what parsing its JSON gives.
-      const parsed = this.store.parsedBlockByHeight === undefined ? undefined : await this.store.parsedBlockByHeight(height)
-      if (parsed !== undefined) this.ingest(parsed)
-      else {
-        const block = await this.store.blockByHeight(height, true)
-        if (block !== null) this.ingest(parseIfPossible(block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
+      while (next <= target && next < h + BigInt(READ_AHEAD)) {
+        const read = this.readBlock(toU64(next))
+        // Awaited in order below; one that fails after an earlier failure ends the catch-up must not surface as unhandled.
+        read.catch(() => {})
+        reads.push(read)
+        next++
       }
+      const height = toU64(h)
+      const stored = await (reads.shift() as Promise<StoredBlock>)
+      if (stored.parsed !== undefined) this.ingest(stored.parsed)
+      else if (stored.block !== null) this.ingest(parseIfPossible(stored.block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
       this.fed = height
       if (h >= staged) this.stage()
     }
     this.whole = true
     this.publish()
+  }
+
+  /** The block at `height` as the catch-up reads it: the store's own parse of it, when it kept it from its append checks (what parsing its JSON gives), else its JSON. */
+  private async readBlock(height: U64): Promise<StoredBlock> {
+    const parsed = this.store.parsedBlockByHeight === undefined ? undefined : await this.store.parsedBlockByHeight(height)
+    if (parsed !== undefined) return { parsed, block: null }
+    return { parsed: undefined, block: await this.store.blockByHeight(height, true) }
   }
 
   /** Keeps the estimates as of the block just fed for the next `publish` (the newest `depth`). */

@@ -75,6 +75,30 @@ describe('EstimateFeed publishing per block', () => {
     expect(calls).toEqual([['0', '1', '2'], ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12']])
   })
 
+  it('a store whose reads take a round trip is read several heights ahead, answers arriving out of order, to the estimates of reading one by one', async () => {
+    const blocks = new ChainBuilder().blocks(150, (i) => Array.from({ length: 1 + (i % 4) }, (_, k) => ({ sender: 1 + k, gas_unit_price: 100 + ((i * 7 + k * 13) % 60) })))
+    const inner = storeOf(blocks)
+    const slow = faultyStore(storeOf(blocks))
+    const read = slow.blockByHeight.bind(slow)
+    let inFlight = 0
+    let most = 0
+    // Later heights answer sooner: a catch-up that ingested as answers came would be out of order.
+    slow.blockByHeight = async (h, w) => {
+      inFlight++
+      most = Math.max(most, inFlight)
+      await new Promise((r) => setTimeout(r, 8 - (Number(h) % 8)))
+      inFlight--
+      return read(h, w)
+    }
+    const ahead = recorded(slow, 4)
+    await ahead.sync()
+    const oneByOne = recorded(inner, 4)
+    await oneByOne.sync()
+    expect(most).toBeGreaterThan(1)
+    expect(ahead.feed.both).toEqual(oneByOne.feed.both)
+    expect(ahead.calls).toEqual(oneByOne.calls)
+  })
+
   it('after starting over above the oldest block, heights whose Aptos window reaches below the restart are not published', async () => {
     const chain = new ChainBuilder()
     const store = storeOf(chain.blocks(1000))
