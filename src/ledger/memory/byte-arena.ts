@@ -1,3 +1,5 @@
+import type { ChunkSource } from './page-toucher.js'
+
 /**
  * Append-only storage of many small byte records in fixed-size chunks, addressed by a number:
  * `chunk · chunkBytes + offset`. A record never straddles chunks (one longer than a chunk gets a
@@ -24,6 +26,9 @@ export class ByteArena {
   /** Bytes of records in the chunks still held (what the records cost; the chunks' untouched tails cost nothing). */
   retainedBytes = 0
 
+  /** Where chunks come from while a load has a `PageToucher` on (`source`); else allocated here. */
+  source: ChunkSource | undefined
+
   constructor(chunkBytes: number = ByteArena.DEFAULT_CHUNK_BYTES) {
     this.chunkBytes = chunkBytes
   }
@@ -32,7 +37,8 @@ export class ByteArena {
   reserve(n: number): number {
     if (this.offset + n > this.chunk.length) {
       // allocUnsafeSlow: a chunk of its own, not a slice of Node's shared pool; never zeroed, so untouched pages stay unmapped.
-      this.chunk = Buffer.allocUnsafeSlow(Math.max(this.chunkBytes, n))
+      const bytes = Math.max(this.chunkBytes, n)
+      this.chunk = this.source?.take(bytes) ?? Buffer.allocUnsafeSlow(bytes)
       this.#chunks.push(this.chunk)
       this.#written.push(0)
       this.offset = 0
@@ -45,6 +51,7 @@ export class ByteArena {
     const last = this.#chunks.length - 1
     this.retainedBytes += end - this.offset
     this.#written[last] = end
+    this.source?.reached(this.chunk, end)
     // A record longer than a chunk has its chunk to itself.
     this.offset = this.chunk.length > this.chunkBytes ? this.chunk.length : end
   }

@@ -7,6 +7,7 @@ import type { BlockJson, TransactionJson } from '../store/types.js'
 import type { ParsedBlock } from '../store/parse-block.js'
 import { MemoryColumns, type AccountRecord } from './memory-columns.js'
 import { LinePacker } from './pack-line.js'
+import type { ChunkSource } from './page-toucher.js'
 
 /** Options of a memory store. */
 export interface MemoryStoreOptions extends StoreOptions {
@@ -315,6 +316,15 @@ export class MemoryLedger implements BatchAppendStore {
     // The law of `LinePacker.pack`: the skeleton parses as the line does, so as `blockByHeight` answers.
     this.#keepParsed(prepared.parsed)
     return true
+  }
+
+  /**
+   * Takes the arena's new chunks from `source` (a load's `PageToucher`), or again allocates them
+   * itself (`undefined`).
+   * @internal the loaders' (`MemoryStore.fromJsonLines`).
+   */
+  useChunkSource(source: ChunkSource | undefined): void {
+    this.#columns.arena.source = source
   }
 
   #prepare(block: BlockJson): PreparedBlock {
