@@ -178,12 +178,12 @@ export function parseStoredBlock(header: Omit<BlockJson, 'transactions'>, txns: 
  * `parsedBlocks`' answer from the rows a range read found (ascending heights within
  * `from .. from + count − 1`, as its statement orders and bounds them): one entry per height
  * from `from` to the newest row's, `null` where no row was found; `count` nulls when none was.
- * O(count).
+ * Each row is parsed as it comes, so rows read one at a time (a SQLite statement's iterator)
+ * are dropped once parsed rather than all held at once. O(count).
  *
  * @throws RangeError when a row's height is out of order or outside the range (a broken statement).
  */
-export function rangeAnswer<Row>(from: U64, count: number, rows: readonly Row[], heightOf: (row: Row) => U64, blockOf: (row: Row) => ParsedBlock | BlockJson): (ParsedBlock | BlockJson | null)[] {
-  if (rows.length === 0) return new Array<null>(count).fill(null)
+export function rangeAnswer<Row>(from: U64, count: number, rows: Iterable<Row>, heightOf: (row: Row) => U64, blockOf: (row: Row) => ParsedBlock | BlockJson): (ParsedBlock | BlockJson | null)[] {
   const start = BigInt(from)
   const answer: (ParsedBlock | BlockJson | null)[] = []
   for (const row of rows) {
@@ -193,5 +193,5 @@ export function rangeAnswer<Row>(from: U64, count: number, rows: readonly Row[],
     while (answer.length < at) answer.push(null)
     answer.push(blockOf(row))
   }
-  return answer
+  return answer.length === 0 ? new Array<null>(count).fill(null) : answer
 }
