@@ -168,13 +168,14 @@ export class SqliteStore implements BatchAppendStore {
 
   /**
    * `LedgerStore.parsedBlocks`: the range's blocks and their transactions' stored text in one
-   * statement (so one snapshot), each parsed as `blockByHeight`'s answer.
+   * statement (so one snapshot), each parsed as `blockByHeight`'s answer as its row comes: only
+   * one row's text is held at a time (the statement is iterated, not read whole).
    */
   parsedBlocks(from: U64, count: number, maxTransactions: number): RangeBlock[] {
     if (!(count > 0)) return []
     const first = toKey(from)
     const last = first + BigInt(Math.ceil(count)) - 1n
-    const rows = this.#s.blockRange.all({ from: first, to: last < MAX_KEY ? last : MAX_KEY, budget: Math.max(1, Math.floor(maxTransactions)) })
+    const rows = this.#s.blockRange.iterate({ from: first, to: last < MAX_KEY ? last : MAX_KEY, budget: Math.max(1, Math.floor(maxTransactions)) })
     return rangeAnswer(from, count, rows, (b) => fromKey(b.block_height), (b) => parseStoredBlock(headerOf(b), b.txns ?? ''))
   }
 
