@@ -27,8 +27,9 @@ const RANGE_BLOCKS = 256
 
 /**
  * Most transactions one range read holds past its first block: the largest block a store takes
- * by default. With the next range read while one is ingested, a catch-up holds at most about
- * four such blocks' worth, as reading READ_AHEAD blocks one at a time could.
+ * by default. Two ranges are held at once (the next is read while one is ingested), so a
+ * catch-up holds at most four such blocks' worth of transactions; READ_AHEAD single reads may
+ * hold eight.
  */
 const RANGE_TRANSACTIONS = DEFAULT_MAX_BLOCK_TRANSACTIONS
 
