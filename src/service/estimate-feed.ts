@@ -6,7 +6,8 @@ import { createEstimator, type Estimator } from '../core/estimator.js'
 import { toU64, u64ToBigInt, type U64 } from '../core/u64.js'
 import { gasEstimateToJson, type GasEstimate } from '../core/wire.js'
 import { parseBlockJson, type ParsedBlock } from '../ledger/store/parse-block.js'
-import type { LedgerInfo, LedgerStore } from '../ledger/store/store.js'
+import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../ledger/store/limits.js'
+import type { LedgerInfo, LedgerStore, RangeBlock } from '../ledger/store/store.js'
 import type { BlockJson } from '../ledger/store/types.js'
 
 /** Where a block the estimator could not use is reported (the server's logger). */
@@ -15,14 +16,22 @@ export type SkipReporter = (height: U64, error: InvalidBlockError) => void
 /** Which estimator answers `GET /v1/estimate_gas_price`: the Aptos node's, or the calibrated one. */
 export type EstimatorMode = 'aptos' | 'calibrated'
 
-/** Heights a catch-up reads ahead of the one it ingests (at most the PostgreSQL store's default pool). */
+/** Heights a catch-up reads ahead of the one it ingests, one read each (at most the PostgreSQL store's default pool). */
 const READ_AHEAD = 8
 
-/** A block as the catch-up read it (`readBlock`). */
-interface StoredBlock {
-  parsed: ParsedBlock | undefined
-  block: BlockJson | null
-}
+/**
+ * Most heights one range read asks for (`LedgerStore.parsedBlocks`): enough that a catch-up over
+ * the span pays a few round trips, few enough that a range of small blocks stays small.
+ */
+const RANGE_BLOCKS = 256
+
+/**
+ * Most transactions one range read holds past its first block: the largest block a store takes
+ * by default. Two ranges are held at once (the next is read while one is ingested), so a
+ * catch-up holds at most four such blocks' worth of transactions; READ_AHEAD single reads may
+ * hold eight.
+ */
+const RANGE_TRANSACTIONS = DEFAULT_MAX_BLOCK_TRANSACTIONS
 
 /** The estimator modes, for option checks and usage messages. */
 export const ESTIMATOR_MODES: readonly EstimatorMode[] = Object.freeze(['aptos', 'calibrated'])
@@ -246,10 +255,46 @@ export class EstimateFeed {
     }
     // Only the newest `depth` heights are published: estimates older ones are never built.
     const staged = target - BigInt(this.depth) + 1n
-    // Up to READ_AHEAD heights are read at once and ingested in order: a store whose every read
-    // is a round trip (PostgreSQL) would otherwise make a catch-up over many blocks wait for each
-    // in turn, and a request's store deadline runs over it.
-    const reads: Promise<StoredBlock>[] = []
+    const ranges = this.store.parsedBlocks?.bind(this.store)
+    if (ranges !== undefined) await this.feedRanges(ranges, from, target, staged)
+    else await this.feedOneByOne(from, target, staged)
+    this.whole = true
+    this.publish()
+  }
+
+  /**
+   * Feeds heights `from..target` read a range at a time (`LedgerStore.parsedBlocks`): one round
+   * trip per range rather than per block, and the next range is read while this one is ingested.
+   * At most two ranges are held, each bounded in blocks and transactions.
+   */
+  private async feedRanges(read: NonNullable<LedgerStore['parsedBlocks']>, from: bigint, target: bigint, staged: bigint): Promise<void> {
+    const ask = (h: bigint): { count: number; answer: Promise<RangeBlock[]> } => {
+      const count = target - h + 1n < BigInt(RANGE_BLOCKS) ? Number(target - h + 1n) : RANGE_BLOCKS
+      // A synchronous store's failure becomes a rejection, seen after the range before it is fed.
+      const answer = (async () => read(toU64(h), count, RANGE_TRANSACTIONS))()
+      // Awaited below; one still pending when an earlier failure ends the catch-up must not surface as unhandled.
+      answer.catch(() => {})
+      return { count, answer }
+    }
+    let h = from
+    let next = ask(h)
+    while (h <= target) {
+      const { count, answer } = next
+      const blocks = await answer
+      if (blocks.length === 0 || blocks.length > count) throw new RangeError(`the store's range read of ${count} heights from ${h} answered ${blocks.length}`)
+      const end = h + BigInt(blocks.length)
+      if (end <= target) next = ask(end)
+      for (const block of blocks) this.feed(h++, block, staged)
+    }
+  }
+
+  /**
+   * Feeds heights `from..target` read one at a time, up to READ_AHEAD at once and ingested in
+   * order: a store whose every read is a round trip would otherwise make a catch-up over many
+   * blocks wait for each in turn, and a request's store deadline runs over it.
+   */
+  private async feedOneByOne(from: bigint, target: bigint, staged: bigint): Promise<void> {
+    const reads: Promise<RangeBlock>[] = []
     let next = from
     for (let h = from; h <= target; h++) {
       while (next <= target && next < h + BigInt(READ_AHEAD)) {
@@ -259,22 +304,23 @@ export class EstimateFeed {
         reads.push(read)
         next++
       }
-      const height = toU64(h)
-      const stored = await (reads.shift() as Promise<StoredBlock>)
-      if (stored.parsed !== undefined) this.ingest(stored.parsed)
-      else if (stored.block !== null) this.ingest(parseIfPossible(stored.block, height, (h, e) => (this.skipped++, this.onSkip(h, e))))
-      this.fed = height
-      if (h >= staged) this.stage()
+      this.feed(h, await (reads.shift() as Promise<RangeBlock>), staged)
     }
-    this.whole = true
-    this.publish()
   }
 
-  /** The block at `height` as the catch-up reads it: the store's own parse of it, when it kept it from its append checks (what parsing its JSON gives), else its JSON. */
-  private async readBlock(height: U64): Promise<StoredBlock> {
+  /** Ingests the block read at height `h` (none when the store does not hold it) and stages its estimates from height `staged` on. */
+  private feed(h: bigint, stored: RangeBlock, staged: bigint): void {
+    const height = toU64(h)
+    if (stored !== null) this.ingest('transactions' in stored ? parseIfPossible(stored, height, (at, e) => (this.skipped++, this.onSkip(at, e))) : stored)
+    this.fed = height
+    if (h >= staged) this.stage()
+  }
+
+  /** The block at `height` as the catch-up reads it: the store's own parse of it, when it kept it from its append checks (what parsing its JSON gives), else its JSON, or `null` when not held. */
+  private async readBlock(height: U64): Promise<RangeBlock> {
     const parsed = this.store.parsedBlockByHeight === undefined ? undefined : await this.store.parsedBlockByHeight(height)
-    if (parsed !== undefined) return { parsed, block: null }
-    return { parsed: undefined, block: await this.store.blockByHeight(height, true) }
+    if (parsed !== undefined) return parsed
+    return this.store.blockByHeight(height, true)
   }
 
   /** Keeps the estimates as of the block just fed for the next `publish` (the newest `depth`). */

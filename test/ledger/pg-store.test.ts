@@ -17,7 +17,7 @@ import { coalesced, openLedger } from '../../src/cli/open-store.js'
 import { sampleBlocks } from '../helpers/sample-chain.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { addr, ChainBuilder, clone, type UserSpec } from '../helpers/chain-builder.js'
-import { describeStoreContract } from './store-contract.js'
+import { describeRangeReadContract, describeStoreContract } from './store-contract.js'
 
 let server: TestPostgres
 /** This file's own database; each store gets its own schema in it. */
@@ -51,6 +51,7 @@ async function sql<T extends object = Record<string, unknown>>(text: string, sch
 // server (no contract test is about time-outs).
 const CONTRACT = { maxConnections: 1, connectTimeoutMs: 20_000 }
 describeStoreContract('PgStore', async (options) => PgStore.open(url, { ...options, schema: await freshSchema(), ...CONTRACT }))
+describeRangeReadContract('PgStore', async () => PgStore.open(url, { schema: await freshSchema(), ...CONTRACT }))
 
 /** Opens, runs `fn`, closes. */
 async function using<T>(store: Promise<PgStore>, fn: (s: PgStore) => Promise<T>): Promise<T> {
@@ -211,6 +212,20 @@ describe('ingestJsonLines into PgStore', { timeout: 30_000 }, () => {
       expect(got[0]).toEqual(await s.blockByHeight(43, false))
       expect(await s.blockHeaders(48, 100)).toHaveLength(2)
       expect(await s.blockHeaders(U64_MAX, 5)).toEqual([])
+    })
+  })
+
+  it('parsedBlocks: a height whose row is gone answers null, not the next block; a block the engine cannot read answers its JSON, as blockByHeight has it', async () => {
+    const schema = await freshSchema()
+    await using(PgStore.open(url, { schema }), async (s) => {
+      await s.appendBlocks(blocks.slice(0, 8))
+      const key = (n: number | string) => String(BigInt(n) - (1n << 63n))
+      const user = blocks[4]?.transactions.find((t) => t.type === 'user_transaction')
+      await sql(`DELETE FROM blocks WHERE block_height = ${key(43)}`, schema)
+      await sql(`UPDATE transactions SET json = '${JSON.stringify({ ...user, gas_used: 'lots' })}' WHERE version = ${key(user?.version ?? 0)}`, schema)
+      const answer = await s.parsedBlocks(41, 6, 1000)
+      expect(answer.map((b) => (b === null ? null : 'transactions' in b ? 'json' : Number(b.block_height)))).toEqual([41, 42, null, 'json', 45, 46])
+      expect(answer[3]).toEqual(await s.blockByHeight(44, true))
     })
   })
 

@@ -7,7 +7,7 @@ import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
 import { LedgerDatabaseError, SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder, clone } from '../helpers/chain-builder.js'
-import { describeStoreContract } from './store-contract.js'
+import { describeRangeReadContract, describeStoreContract } from './store-contract.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-gas-sqlite-'))
 let n = 0
@@ -15,6 +15,7 @@ const dbPath = () => join(dir, `ledger-${n++}.db`)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describeStoreContract('SqliteStore', (options) => SqliteStore.open(dbPath(), options))
+describeRangeReadContract('SqliteStore', () => SqliteStore.open(dbPath()))
 
 function withStore<T>(store: SqliteStore, fn: (s: SqliteStore) => T): T {
   try {
@@ -57,6 +58,24 @@ describe('SqliteStore persistence', () => {
     expect(raw.prepare("UPDATE transactions SET json = '{\"version\": 0, trunc' WHERE version = ?").run(last).changes).toBe(1)
     raw.close()
     withStore(SqliteStore.open(path, { readonly: true }), (s) => expect(() => s.accountTransactionsBytes(addr(1), 0, 10)).toThrow(LedgerDatabaseError))
+  })
+
+  it('parsedBlocks: a height whose row is gone answers null, not the next block; a block the engine cannot read answers its JSON, as blockByHeight has it', () => {
+    const path = dbPath()
+    withStore(SqliteStore.open(path), (s) => {
+      for (const b of blocks) s.appendBlock(b)
+    })
+    const raw = new Database(path)
+    const key = (n: number) => BigInt(n) - (1n << 63n)
+    expect(raw.prepare('DELETE FROM blocks WHERE block_height = ?').run(key(5)).changes).toBe(1)
+    const user = blocks[3]?.transactions.find((t) => t.type === 'user_transaction')
+    expect(raw.prepare('UPDATE transactions SET json = ? WHERE version = ?').run(JSON.stringify({ ...user, gas_used: 'lots' }), key(Number(user?.version))).changes).toBe(1)
+    raw.close()
+    withStore(SqliteStore.open(path, { readonly: true }), (s) => {
+      const answer = s.parsedBlocks(3, 6, 1000)
+      expect(answer.map((b) => (b === null ? null : 'transactions' in b ? 'json' : Number(b.block_height)))).toEqual([3, 4, null, 'json', 7, 8])
+      expect(answer[3]).toEqual(s.blockByHeight(6, true))
+    })
   })
 
   it('is in WAL mode', () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InvalidBlockError } from '../../src/core/errors.js'
-import { U64_MAX, type U64 } from '../../src/core/u64.js'
+import { parseU64, U64_MAX, type U64 } from '../../src/core/u64.js'
+import { parseBlockJson, type ParsedBlock } from '../../src/ledger/store/parse-block.js'
 import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
 import type { StoreOptions } from '../../src/ledger/store/store-options.js'
 import type { BatchAppendStore, LedgerStore, MaybePromise } from '../../src/ledger/store/store.js'
@@ -467,4 +468,75 @@ async function refusal(store: LedgerStore, block: BlockJson): Promise<unknown> {
     return e
   }
   return undefined
+}
+
+/** What `parsedBlocks(from, count)` answers by the contract, from the store's reads of one block each: `parseBlockJson` of each, `null` where not held, cut after the newest found. */
+async function rangeByBlocks(store: LedgerStore, from: bigint, count: number): Promise<(ParsedBlock | null)[]> {
+  const want: (ParsedBlock | null)[] = []
+  for (let h = from; h < from + BigInt(count) && h <= U64_MAX; h++) {
+    const block = await store.blockByHeight(parseU64(h) as U64, true)
+    want.push(block === null ? null : parseBlockJson(block))
+  }
+  let end = want.length
+  while (end > 0 && want[end - 1] === null) end--
+  return end === 0 ? want : want.slice(0, end)
+}
+
+/**
+ * The range read of a store that offers it (`LedgerStore.parsedBlocks`), registered as vitest
+ * tests: one entry per height with none skipped, each what a read of that block alone gives.
+ */
+export function describeRangeReadContract(name: string, create: StoreFactory): void {
+  describe(`${name}: parsedBlocks contract`, () => {
+    const open: LedgerStore[] = []
+    const fresh = async () => {
+      const store = await create()
+      open.push(store)
+      expect(store.parsedBlocks).toBeDefined()
+      return store as LedgerStore & Required<Pick<LedgerStore, 'parsedBlocks'>>
+    }
+    afterEach(async () => {
+      for (const s of open.splice(0)) await s.close()
+    })
+
+    it('answers each height of a range as parseBlockJson of blockByHeight, null where not held (pruned, below the oldest), ending at the newest block found', async () => {
+      const store = await fresh()
+      const chain = new ChainBuilder({ height: 5, version: 40 })
+      const blocks = chain.blocks(12, (i) => Array.from({ length: i % 3 }, (_, k) => ({ sender: 1 + k, gas_unit_price: 100 + i * 3 + k })))
+      await appendInBulk(store, blocks)
+      await store.pruneBelow(Number(blocks[3]?.first_version)) // heights 5..7 go
+      for (const [from, count] of [[0, 30], [3, 7], [8, 4], [10, 100], [16, 1], [17, 5], [100, 3], [0, 5]] as const) {
+        const want = await rangeByBlocks(store, BigInt(from), count)
+        expect(await store.parsedBlocks(from, count, 1_000_000), `from ${from}, ${count} heights`).toEqual(want)
+      }
+      expect(await store.parsedBlocks(0, 30, 1_000_000)).toHaveLength(17)
+      expect(await store.parsedBlocks(17, 5, 1_000_000)).toEqual([null, null, null, null, null])
+      expect(await store.parsedBlocks(8, 0, 1_000_000)).toEqual([])
+    })
+
+    it('stops before the block that would bring the transactions read past maxTransactions, but always answers the first block found', async () => {
+      const store = await fresh()
+      const chain = new ChainBuilder({ height: 20, version: 100 })
+      const blocks = chain.blocks(6, () => [{ sender: 1 }, { sender: 2 }])
+      await appendInBulk(store, blocks)
+      await store.pruneBelow(Number(blocks[1]?.first_version)) // height 20 goes
+      const size = (b: BlockJson | undefined) => Number(b?.last_version) - Number(b?.first_version) + 1
+      const two = size(blocks[1]) + size(blocks[2])
+      const heights = (r: readonly (ParsedBlock | BlockJson | null)[]) => r.map((b) => (b === null ? null : Number(b.block_height)))
+      expect(heights(await store.parsedBlocks(18, 10, 1))).toEqual([null, null, null, 21])
+      expect(heights(await store.parsedBlocks(21, 10, two - 1))).toEqual([21])
+      expect(heights(await store.parsedBlocks(21, 10, two))).toEqual([21, 22])
+      expect(heights(await store.parsedBlocks(21, 10, 1_000_000))).toEqual([21, 22, 23, 24, 25])
+      expect(heights(await store.parsedBlocks(22, 2, 1_000_000))).toEqual([22, 23])
+    })
+
+    it('reads heights and versions up to 2^64-1 exactly', async () => {
+      const store = await fresh()
+      const chain = new ChainBuilder({ height: U64_MAX - 1n, version: U64_MAX - 2n, epoch: U64_MAX, timestamp: U64_MAX })
+      await store.appendBlock(chain.block({ users: [{ sender: 3, seq: U64_MAX - 1n }] }))
+      const answer = await store.parsedBlocks(U64_MAX - 3n, 10, 1_000_000)
+      expect(answer).toEqual(await rangeByBlocks(store, U64_MAX - 3n, 10))
+      expect(answer.map((b) => (b === null ? null : b.block_height))).toEqual([null, null, U64_MAX - 1n])
+    })
+  })
 }

@@ -1,11 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import Database from 'better-sqlite3'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { guardStore } from '../../src/api/plumbing/store-guard.js'
 import { MemoryStore } from '../../src/ledger/memory-store.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
-import type { LedgerInfo } from '../../src/ledger/store/store.js'
+import { SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
+import type { LedgerInfo, RangeBlock } from '../../src/ledger/store/store.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
 import { EstimateFeed, type PublishedEstimates } from '../../src/service/estimate-feed.js'
 import { resolveCalibratedConfig } from '../../src/core/calibrated/calibrated-config.js'
 import { resolveConfig } from '../../src/core/config.js'
@@ -143,5 +146,124 @@ describe('EstimateFeed catch-up from the store’s parsed blocks', () => {
     expect(() => guarded.parsedBlockByHeight?.(3)).toThrow(/parsedBlockByHeight\(3\)/)
     expect(guarded.parsedBlockByHeight?.(2)).toEqual(parseBlockJson(store.blockByHeight(2, true)))
     expect(guardStore(store, 1000).parsedBlockByHeight?.(2)).toBeUndefined()
+  })
+})
+
+describe('EstimateFeed catch-up by range reads (parsedBlocks)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'feed-ranges-'))
+  let n = 0
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  /** Span 600 (the calibrated window): a catch-up from scratch reads three ranges (256 + 256 + 88). */
+  const WIDE = resolveCalibratedConfig({ window: 600 })
+  const varied = (count: number, chain = new ChainBuilder()) => chain.blocks(count, (i) => Array.from({ length: 1 + (i % 4) }, (_, k) => ({ sender: 1 + k, gas_unit_price: 100 + ((i * 7 + k * 13) % 60) })))
+  function sqliteOf(blocks: readonly BlockJson[], path = join(dir, `ledger-${n++}.db`)): SqliteStore {
+    const store = SqliteStore.open(path)
+    const result = store.appendBlocks(blocks)
+    if (result.refused !== undefined) throw result.refused
+    return store
+  }
+  const view = (f: EstimateFeed, info: LedgerInfo) => f.read(info, (v) => JSON.stringify([v.aptos.estimate(), v.calibrated.estimate()], (_, x: unknown) => (typeof x === 'bigint' ? String(x) : x)))
+
+  it('reads the span a range at a time, through the store guard, to the estimates, published heights and views of reading one by one; so do a later catch-up and one after a prune', async () => {
+    const chain = new ChainBuilder()
+    const blocks = varied(700, chain)
+    const sqlite = sqliteOf(blocks)
+    const memory = storeOf(blocks)
+    const ranges = vi.spyOn(sqlite, 'parsedBlocks')
+    const single = vi.spyOn(sqlite, 'blockByHeight')
+    const byRange = recorded(guardStore(sqlite, 10_000), 4, WIDE)
+    const oneByOne = recorded(memory, 4, WIDE)
+    const compare = async () => {
+      await byRange.sync()
+      await oneByOne.sync()
+      expect(byRange.feed.json).toBe(oneByOne.feed.json)
+      expect(byRange.feed.both).toEqual(oneByOne.feed.both)
+      expect(byRange.calls).toEqual(oneByOne.calls)
+      expect(await view(byRange.feed, sqlite.ledgerInfo() as LedgerInfo)).toBe(await view(oneByOne.feed, memory.ledgerInfo() as LedgerInfo))
+    }
+    await compare()
+    expect(ranges.mock.calls.map(([from, count]) => [Number(from), count])).toEqual([[100, 256], [356, 256], [612, 88]])
+    expect(single).not.toHaveBeenCalled()
+    const more = varied(300, chain)
+    sqlite.appendBlocks(more)
+    for (const b of more) memory.appendBlock(b)
+    await compare()
+    expect(ranges.mock.calls.slice(3).map(([from, count]) => [Number(from), count])).toEqual([[700, 256], [956, 44]])
+    // Pruned below the span's start: a fresh feed starts at the oldest block held.
+    const version = Number(blocks[550]?.first_version)
+    sqlite.pruneBelow(version)
+    memory.pruneBelow(version)
+    const afterPrune = [recorded(guardStore(sqlite, 10_000), 4, resolveCalibratedConfig({ window: 800 })), recorded(memory, 4, resolveCalibratedConfig({ window: 800 }))] as const
+    for (const r of afterPrune) await r.sync()
+    expect(afterPrune[0].feed.both).toEqual(afterPrune[1].feed.both)
+    expect(afterPrune[0].calls).toEqual(afterPrune[1].calls)
+    // Span 800 from height 999 would start at 200; the oldest block held is 550.
+    expect(ranges.mock.calls.slice(5).map(([from, count]) => [Number(from), count])).toEqual([[550, 256], [806, 194]])
+    sqlite.close()
+  })
+
+  it('a height the range answers null is passed over and a block it answers as JSON is parsed and reported, as when read one by one', async () => {
+    const blocks = varied(300)
+    const path = join(dir, `ledger-${n++}.db`)
+    sqliteOf(blocks, path).close()
+    const raw = new Database(path)
+    const key = (h: number | string) => BigInt(h) - (1n << 63n)
+    raw.prepare('DELETE FROM blocks WHERE block_height = ?').run(key(150))
+    const user = blocks[200]?.transactions.find((t) => t.type === 'user_transaction')
+    raw.prepare('UPDATE transactions SET json = ? WHERE version = ?').run(JSON.stringify({ ...user, gas_used: 'lots' }), key(user?.version ?? 0))
+    raw.close()
+    const sqlite = SqliteStore.open(path, { readonly: true })
+    const skips: string[][] = [[], []]
+    const feeds = [sqlite, faultyStore(sqlite)].map((store, i) => new EstimateFeed(store, CONFIG, { mode: 'calibrated', calibrated: WIDE }, (h) => skips[i]?.push(String(h))))
+    const ranges = vi.spyOn(sqlite, 'parsedBlocks')
+    for (const feed of feeds) await feed.syncTo(sqlite.ledgerInfo() as LedgerInfo)
+    expect(ranges).toHaveBeenCalledTimes(2)
+    expect(skips).toEqual([['200'], ['200']])
+    expect(feeds[0]?.skipped).toBe(1)
+    expect(feeds[0]?.both).toEqual(feeds[1]?.both)
+    expect(feeds[0]?.json).toBe(feeds[1]?.json)
+    sqlite.close()
+  })
+
+  it('a catch-up whose second range read fails publishes nothing; the next one resumes after the last block ingested: no height twice, none skipped', async () => {
+    const chain = new ChainBuilder()
+    const blocks = varied(400, chain)
+    const sqlite = sqliteOf(blocks)
+    const read = sqlite.parsedBlocks.bind(sqlite)
+    let calls = 0
+    const spy = vi.spyOn(sqlite, 'parsedBlocks').mockImplementation((from, count, max) => {
+      if (++calls === 2) throw new Error('disk hiccup')
+      return read(from, count, max)
+    })
+    const byRange = recorded(sqlite, 300, WIDE)
+    await expect(byRange.sync()).rejects.toThrow('disk hiccup')
+    expect(byRange.calls).toEqual([])
+    await byRange.sync()
+    expect(spy.mock.calls.map(([from, count]) => [Number(from), count])).toEqual([[0, 256], [256, 144], [256, 144]])
+    const oneByOne = recorded(storeOf(blocks), 300, WIDE)
+    await oneByOne.sync()
+    expect(byRange.calls).toEqual(oneByOne.calls)
+    expect(byRange.feed.both).toEqual(oneByOne.feed.both)
+    sqlite.close()
+  })
+
+  it('through the API’s store guard, a range answer of another height, of no heights or of more than asked is refused as garbage', () => {
+    const store = storeOf(new ChainBuilder().blocks(4))
+    const parsed = (h: number) => parseBlockJson(store.blockByHeight(h, true))
+    const answering = (answer: RangeBlock[]) => guardStore({ ...faultyStore(store), parsedBlocks: () => answer }, 1000)
+    expect(() => answering([parsed(1), parsed(3)]).parsedBlocks?.(1, 3, 100)).toThrow(/parsedBlocks\(1, 3\)/)
+    expect(() => answering([]).parsedBlocks?.(1, 3, 100)).toThrow(/parsedBlocks\(1, 3\) with 0 heights/)
+    expect(() => answering([parsed(1), parsed(2)]).parsedBlocks?.(1, 1, 100)).toThrow(/2 heights/)
+    expect(() => answering([null, { ...(store.blockByHeight(3, true) as BlockJson), block_height: '9' }]).parsedBlocks?.(2, 2, 100)).toThrow(/parsedBlocks\(2, 2\) at height 3 with the block at height "9"/)
+    const good = [null, parsed(3), store.blockByHeight(4, true)]
+    expect(answering(good).parsedBlocks?.(2, 3, 100)).toEqual(good)
+    expect(guardStore(store, 1000).parsedBlocks).toBeUndefined()
+  })
+
+  it('through the API’s store guard, a range read that does not settle within the store deadline is a store_timeout, and the catch-up fails with it', async () => {
+    const store = storeOf(new ChainBuilder().blocks(4))
+    const hanging = guardStore({ ...faultyStore(store), parsedBlocks: () => new Promise<RangeBlock[]>(() => {}) }, 20)
+    await expect(hanging.parsedBlocks?.(0, 4, 100)).rejects.toMatchObject({ code: 'store_timeout' })
+    await expect(recorded(hanging, 1).sync()).rejects.toMatchObject({ code: 'store_timeout' })
   })
 })

@@ -1,7 +1,7 @@
 import { addU64, parseU64, u64Distance, type U64 } from '../../core/u64.js'
 import { parseAddress } from '../../ledger/store/address.js'
 import { LedgerUnavailableError } from '../../ledger/store/database-error.js'
-import type { BlockBytes, LedgerInfo, LedgerStore, MaybePromise, TransactionPageBytes } from '../../ledger/store/store.js'
+import type { BlockBytes, LedgerInfo, LedgerStore, MaybePromise, RangeBlock, TransactionPageBytes } from '../../ledger/store/store.js'
 import type { ParsedBlock } from '../../ledger/store/parse-block.js'
 import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { ApiError } from './errors.js'
@@ -132,9 +132,8 @@ function checkSequenceNumber(seq: unknown, address: string): U64 {
   return seq
 }
 
-function checkBlock(block: unknown, height: U64, withTransactions: boolean): BlockJson | null {
+function checkBlock(block: unknown, height: U64, withTransactions: boolean, what = `blockByHeight(${height})`): BlockJson | null {
   if (block === null) return null
-  const what = `blockByHeight(${height})`
   if (!isObject(block)) throw garbage(what, typeof block)
   if (block.block_height !== String(height)) throw garbage(what, `the block at height ${JSON.stringify(block.block_height)}`)
   const first = parseU64(block.first_version)
@@ -188,6 +187,26 @@ function checkParsedBlock(block: unknown, height: U64): ParsedBlock | undefined 
   return block as unknown as ParsedBlock
 }
 
+/**
+ * A range read's answer (`parsedBlocks`): at least one height and at most `count`, each `null`,
+ * the block at that height parsed, or its JSON as `checkBlock` takes it. O(heights) but for a
+ * block answered as JSON (one the engine cannot read), whose transactions are walked.
+ */
+function checkRange(answer: unknown, from: U64, count: number): RangeBlock[] {
+  const what = `parsedBlocks(${from}, ${count})`
+  if (!Array.isArray(answer)) throw garbage(what, typeof answer)
+  if (answer.length > Math.max(count, 0) || (count >= 1 && answer.length === 0)) throw garbage(what, `${answer.length} heights`)
+  const base = BigInt(from)
+  for (let i = 0; i < answer.length; i++) {
+    const block: unknown = answer[i]
+    if (block === null) continue
+    const height = parseU64(base + BigInt(i)) as U64
+    if (isObject(block) && 'transactions' in block) checkBlock(block, height, true, `${what} at height ${height}`)
+    else if (!isObject(block) || block.block_height !== height) throw garbage(what, `${isObject(block) ? `the block at height ${String(block.block_height)}` : typeof block} for height ${height}`)
+  }
+  return answer as RangeBlock[]
+}
+
 /** A store that cannot reach its database is a 503 like a timeout, not a 500: it is expected to come back. */
 function unreachable(error: unknown): never {
   if (error instanceof LedgerUnavailableError) throw new ApiError('ledger_unavailable', 'The ledger database cannot be reached', { cause: error })
@@ -216,6 +235,7 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   const releaseBytes = inner.releaseBytes?.bind(inner)
   const parsedBlock = inner.parsedBlockByHeight?.bind(inner)
   const blockBytes = inner.blockBytesByHeight?.bind(inner)
+  const parsedBlocks = inner.parsedBlocks?.bind(inner)
   return {
     // The JSON text and byte reads only where the store has them, so routes fall back to the parsed ones.
     ...(txnJson === undefined ? {} : { transactionJsonByVersion: (version: U64) => read(txnJson(version), 'transactionJsonByVersion', (t) => checkTxnJson(t, version)) }),
@@ -231,6 +251,9 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
       : { blockBytesByHeight: (height: U64, withTransactions: boolean) => read(blockBytes(height, withTransactions), 'blockBytesByHeight', (b) => checkBlockBytes(b, height, withTransactions)) }),
     ...(releaseBytes === undefined ? {} : { releaseBytes }),
     ...(parsedBlock === undefined ? {} : { parsedBlockByHeight: (height: U64) => read(parsedBlock(height), 'parsedBlockByHeight', (b) => checkParsedBlock(b, height)) }),
+    ...(parsedBlocks === undefined
+      ? {}
+      : { parsedBlocks: (from: U64, count: number, maxTransactions: number) => read(parsedBlocks(from, count, maxTransactions), 'parsedBlocks', (r) => checkRange(r, from, count)) }),
     ledgerInfo: () => read(inner.ledgerInfo(), 'ledgerInfo', checkInfo),
     transactionByVersion: (version) => read(inner.transactionByVersion(version), 'transactionByVersion', (t) => checkTxn(t, version)),
     accountTransactions: (address, start, limit) => read(inner.accountTransactions(address, start, limit), 'accountTransactions', (p) => checkPage(p, address, start, limit)),

@@ -41,6 +41,14 @@ export const SQL = {
   block: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version,
             CASE WHEN $2 THEN (SELECT string_agg(t.json, ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) END AS txns
           FROM blocks b WHERE b.block_height = $1`,
+  // The catch-up's range read (`parsedBlocks`): the blocks of heights $1..$2 with their
+  // transactions, in one snapshot; after the first block found, only those whose last version
+  // stays within $3 transactions of its first version (versions rise with heights: a prefix).
+  blockRange: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version,
+            (SELECT string_agg(t.json, ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) AS txns
+          FROM blocks b, (SELECT block_height, first_version FROM blocks WHERE block_height BETWEEN $1 AND $2 ORDER BY block_height LIMIT 1) s
+          WHERE b.block_height BETWEEN $1 AND $2 AND (b.block_height = s.block_height OR b.last_version - s.first_version < $3)
+          ORDER BY b.block_height`,
   // The same with its transactions counted, for the bytes the API sends (`blockBytesByHeight`).
   blockCounted: `SELECT b.block_height, b.block_hash, b.block_timestamp::text AS block_timestamp, b.first_version, b.last_version, t.txns, t.n
           FROM blocks b, LATERAL (SELECT string_agg(json, ',' ORDER BY version) AS txns, count(*) AS n
@@ -78,7 +86,7 @@ export interface InfoRow {
   oldest_version: string
 }
 
-/** A row of `SQL.block` and `SQL.headers`. */
+/** A row of `SQL.block`, `SQL.headers` and `SQL.blockRange`. */
 export interface BlockRow {
   block_height: string
   block_hash: string

@@ -62,6 +62,11 @@ export interface BlockRow {
   epoch: string
 }
 
+/** A row of the range read: a block row and its transactions' JSON joined with `,` (`null` when it has none stored). */
+export interface RangeRow extends BlockRow {
+  txns: string | null
+}
+
 export interface InfoRow {
   block_height: bigint
   last_version: bigint
@@ -88,6 +93,7 @@ export interface LedgerStatements {
   info: Database.Statement<[], InfoRow>
   newest: Database.Statement<[], BlockRow>
   block: Database.Statement<[bigint], BlockRow>
+  blockRange: Database.Statement<[{ from: bigint; to: bigint; budget: number }], RangeRow>
   blockTxns: Database.Statement<[bigint, bigint], string>
   blockTxnBytes: Database.Statement<[bigint, bigint], Buffer>
   txn: Database.Statement<[bigint], string>
@@ -116,6 +122,15 @@ export function prepareStatements(db: Database.Database): LedgerStatements {
     block: db.prepare<[bigint], BlockRow>('SELECT * FROM blocks WHERE block_height = ?'),
     // pluck(): each row is its one column, so the row type is that column's.
     // CAST: a row's JSON is TEXT or its UTF-8 bytes as a BLOB (see SCHEMA); both read as the text.
+    // The catch-up's range read (`parsedBlocks`): the blocks of heights from..to with their
+    // transactions, in one statement; after the first block found, only those whose last version
+    // stays within `budget` transactions of its first version (versions rise with heights: a prefix).
+    blockRange: db.prepare<[{ from: bigint; to: bigint; budget: number }], RangeRow>(
+      `SELECT b.*, (SELECT group_concat(CAST(t.json AS TEXT), ',' ORDER BY t.version) FROM transactions t WHERE t.version BETWEEN b.first_version AND b.last_version) AS txns
+       FROM blocks b, (SELECT block_height, first_version FROM blocks WHERE block_height BETWEEN @from AND @to ORDER BY block_height LIMIT 1) s
+       WHERE b.block_height BETWEEN @from AND @to AND (b.block_height = s.block_height OR b.last_version - s.first_version < @budget)
+       ORDER BY b.block_height`,
+    ),
     blockTxns: db.prepare<[bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
     txn: db.prepare<[bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version = ?').pluck(),
     blockTxnBytes: db.prepare<[bigint, bigint], Buffer>('SELECT CAST(json AS BLOB) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),

@@ -5,7 +5,8 @@ import { LedgerDatabaseError } from '../store/database-error.js'
 import { sqliteWriteError } from './sqlite-error.js'
 import { ingestBlocksOf } from '../ingest/ingest-block.js'
 import { checkLimitOption, DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../store/limits.js'
-import { blockJsonHead, ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type BlockBytes, type IngestBlock, type LedgerInfo, type TransactionPageBytes } from '../store/store.js'
+import { blockJsonHead, ledgerInfoFromRow, type BatchAppendResult, type BatchAppendStore, type BlockBytes, type IngestBlock, type LedgerInfo, type RangeBlock, type TransactionPageBytes } from '../store/store.js'
+import { parseStoredBlock, rangeAnswer } from '../store/parse-block.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import { openLedgerDatabase, type SqliteStoreOptions } from './sqlite-open.js'
 import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, toKey, type BlockRow } from './sqlite-schema.js'
@@ -163,6 +164,19 @@ export class SqliteStore implements BatchAppendStore {
    */
   blockBytesByHeight(height: U64, withTransactions: boolean): BlockBytes | null {
     return withTransactions ? this.#readBlockBytes(height) : this.#blockBytes(height, false)
+  }
+
+  /**
+   * `LedgerStore.parsedBlocks`: the range's blocks and their transactions' stored text in one
+   * statement (so one snapshot), each parsed as `blockByHeight`'s answer as its row comes: only
+   * one row's text is held at a time (the statement is iterated, not read whole).
+   */
+  parsedBlocks(from: U64, count: number, maxTransactions: number): RangeBlock[] {
+    if (!(count > 0)) return []
+    const first = toKey(from)
+    const last = first + BigInt(Math.ceil(count)) - 1n
+    const rows = this.#s.blockRange.iterate({ from: first, to: last < MAX_KEY ? last : MAX_KEY, budget: Math.max(1, Math.floor(maxTransactions)) })
+    return rangeAnswer(from, count, rows, (b) => fromKey(b.block_height), (b) => parseStoredBlock(headerOf(b), b.txns ?? ''))
   }
 
   /**

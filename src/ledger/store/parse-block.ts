@@ -2,6 +2,7 @@ import type { BlockEndInfo, BlockInput } from '../../core/block.js'
 import { InvalidBlockError } from '../../core/errors.js'
 import { parseU64, type U64 } from '../../core/u64.js'
 import { isSpecialAddress, parseAddress } from './address.js'
+import type { BlockJson } from './types.js'
 
 /** A block as the engine needs it, plus the version range the ledger layer checks. */
 export interface ParsedBlock extends BlockInput {
@@ -154,4 +155,43 @@ function contractOf(payload: unknown, index: number, name: string): string | nul
   if (CONTRACTS.size >= CONTRACTS_LIMIT) CONTRACTS.clear()
   CONTRACTS.set(fn, contract)
   return contract
+}
+
+/**
+ * A stored block as a range read answers it (`RangeBlock`): `parseBlockJson` of `header` with the
+ * transactions whose JSON texts `txns` joins with `,`, or that block's JSON when parsing throws,
+ * so that the reader reports why as it does for a block read alone.
+ *
+ * @throws SyntaxError when `txns` is not JSON (a row changed behind the store's back).
+ */
+export function parseStoredBlock(header: Omit<BlockJson, 'transactions'>, txns: string): ParsedBlock | BlockJson {
+  const block: BlockJson = { ...header, transactions: JSON.parse(`[${txns}]`) as BlockJson['transactions'] }
+  try {
+    return parseBlockJson(block)
+  } catch (error) {
+    if (!(error instanceof InvalidBlockError)) throw error
+    return block
+  }
+}
+
+/**
+ * `parsedBlocks`' answer from the rows a range read found (ascending heights within
+ * `from .. from + count − 1`, as its statement orders and bounds them): one entry per height
+ * from `from` to the newest row's, `null` where no row was found; `count` nulls when none was.
+ * Each row is parsed as it comes, so rows read one at a time (a SQLite statement's iterator)
+ * are dropped once parsed rather than all held at once. O(count).
+ *
+ * @throws RangeError when a row's height is out of order or outside the range (a broken statement).
+ */
+export function rangeAnswer<Row>(from: U64, count: number, rows: Iterable<Row>, heightOf: (row: Row) => U64, blockOf: (row: Row) => ParsedBlock | BlockJson): (ParsedBlock | BlockJson | null)[] {
+  const start = BigInt(from)
+  const answer: (ParsedBlock | BlockJson | null)[] = []
+  for (const row of rows) {
+    const height = heightOf(row)
+    const at = Number(BigInt(height) - start)
+    if (at < answer.length || at >= count) throw new RangeError(`a range read from height ${from} for ${count} heights found height ${height} out of place`)
+    while (answer.length < at) answer.push(null)
+    answer.push(blockOf(row))
+  }
+  return answer.length === 0 ? new Array<null>(count).fill(null) : answer
 }

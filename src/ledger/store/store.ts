@@ -65,6 +65,13 @@ export function blockJsonHead(header: Omit<BlockJson, 'transactions'>): string {
 }
 
 /**
+ * One height as `parsedBlocks` answers it: the block parsed (`parseBlockJson`), or its JSON as
+ * `blockByHeight(h, true)` gives it when parsing throws (the reader parses it again and reports
+ * why, as for a block read alone), or `null` when the store does not hold that height.
+ */
+export type RangeBlock = ParsedBlock | BlockJson | null
+
+/**
  * A ledger of committed blocks. Reads never see a partly appended block. Addresses are in the
  * canonical long form (`0x` + 64 lowercase hex digits).
  */
@@ -118,6 +125,17 @@ export interface LedgerStore {
    * parsed again before the first estimate.
    */
   parsedBlockByHeight?(height: U64): MaybePromise<ParsedBlock | undefined>
+  /**
+   * Optional: the blocks at heights `from, from + 1, …` read at once (one statement, so one
+   * snapshot), ascending, one entry per height and none skipped (`RangeBlock`: `null` for a
+   * height the store does not hold). Answers at least one height (for `count` ≥ 1) and at most
+   * `count`, ending at the newest block found; fewer when the blocks after the first one found
+   * would bring the transactions read past `maxTransactions`, so that memory stays bounded by
+   * transactions as well as blocks. When the range holds no block, every height is `null`. The
+   * estimate feed's catch-up reads this way: a store whose every read is a round trip
+   * (PostgreSQL) would otherwise pay one per block.
+   */
+  parsedBlocks?(from: U64, count: number, maxTransactions: number): MaybePromise<RangeBlock[]>
   /**
    * Appends the next block atomically (all of it or nothing). Its height must be the current
    * height + 1 (or any height for the first block) and its first version the current ledger
