@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
+import { rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 import { rng } from '../helpers/rng.js'
@@ -149,6 +150,33 @@ describe('PromiseLearner', () => {
     const e = learner.explain(0)
     expect(e.expert.conditioned).toBe(true)
     expect(e.state === 'calm' ? [null] : ['low', 'mid', 'high']).toContain(e.cutoff_tercile)
+  })
+
+  it('steps each expert γ/k at horizon k, not below the slowest step, so the level of a fast expert does not swing past the window maximum on i.i.d. blocks at k = 10', () => {
+    expect(rateAtHorizon(0.05, 0.005, 1)).toBe(0.05)
+    expect(rateAtHorizon(0.05, 0.005, 2)).toBe(0.025)
+    expect(rateAtHorizon(0.05, 0.005, 10)).toBe(0.005)
+    expect(rateAtHorizon(0.05, 0.005, 100)).toBe(0.005)
+    expect(rateAtHorizon(0.005, 0.005, 3)).toBe(0.005)
+    // nine blocks in ten full, a backlog carrying some of the price into the next blocks; with γ = 0.05 at k = 10 the served expert's level reached 1.55
+    for (const seed of [3, 4]) {
+      const r = rng(seed)
+      let backlog = 0
+      const reqs = Array.from({ length: 3000 }, () => {
+        backlog = Math.max(0, backlog * 0.9 + (r() < 0.9 ? 1 : -3))
+        return r() < 0.1 ? 0 : Math.round(100 + 60 * backlog * r() + 200 * r())
+      })
+      const l = new PromiseLearner([{ k: 10, q: 0.8 }], { floor: 100 })
+      let highest = -Infinity
+      for (const q of reqs) {
+        l.observe(q)
+        l.serve(0, l.quote(0))
+        highest = Math.max(highest, l.explain(0).level)
+      }
+      expect(highest).toBeLessThanOrEqual(1)
+      expect(Math.abs((l.coverage(0).rate as number) - 0.8)).toBeLessThan(0.01)
+      expect(l.explain(0).expert.learning_rate).toBe(0.005)
+    }
   })
 
   it('explains which expert and state drove a quote', () => {

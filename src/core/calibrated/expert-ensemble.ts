@@ -19,6 +19,20 @@ import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptio
  */
 const SCALED_MARGIN = 0.1
 
+/**
+ * An expert's ACI step γ at horizon k: γ/k, but not below the grid's slowest step. Its level
+ * learns of a quote's outcome k blocks late, when k more quotes are already in flight at
+ * levels that did not know it, so a run of misses moves the level about γ·k before the first
+ * correction lands; dividing by k keeps that overshoot what it is at k = 1. A fast expert at
+ * k = 10 otherwise swung past the window's maximum on a chain of independent blocks (its level
+ * above 1 for stretches) and paid 1.3x the plain ACI baseline for the same coverage (measured:
+ * bench/calibration.ts); the slowest step already moves little per horizon.
+ */
+export function rateAtHorizon(γ: number, slowest: number, k: number): number {
+  const r = γ / k
+  return r > slowest ? r : Math.min(γ, slowest)
+}
+
 /** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
 export const MARGINAL = 0
 export const CONDITIONED = 1
@@ -54,8 +68,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   /** Per distinct k, the newest k-block minimum requirement and its cutoff price (set by `observe` before the settlements read them). */
   protected readonly minAt: Requirement[]
   protected readonly cutAt: Float64Array
-  /** The experts' grid as flat arrays (the hot loops read these, not the objects). */
-  protected readonly expertRate: Float64Array
+  /** The experts' grid as flat arrays (the hot loops read these, not the objects); rateAt[x]: each expert's step at the x-th k (`rateAtHorizon`). */
+  protected readonly rateAt: Float64Array[]
   protected readonly expertWindow: Int32Array
   protected readonly expertKind: Uint8Array
   /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
@@ -107,7 +121,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.condSeq = new Int32Array(this.ks.length * STATES)
     this.minAt = this.ks.map(() => 0)
     this.cutAt = new Float64Array(this.ks.length)
-    this.expertRate = Float64Array.from(experts, (e) => e.γ)
+    this.rateAt = this.ks.map((k) => Float64Array.from(experts, (e) => rateAtHorizon(e.γ, slowest, k)))
     this.expertWindow = Int32Array.from(experts, (e) => e.w)
     this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
     this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
@@ -169,7 +183,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const loss = this.loss[i] as Float64Array
     const quotes = (this.expertQuotes[i] as U64[][])[t % (k + 1)] as U64[]
     const λ = this.discount
-    const rates = this.expertRate
+    const rates = this.rateAt[x] as Float64Array
     for (let e = 0; e < rates.length; e++) {
       const p = quotes[e] as U64
       const miss = p >= m ? 0 : 1

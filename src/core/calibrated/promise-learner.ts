@@ -222,7 +222,7 @@ export class PromiseLearner extends ExpertEnsemble {
     this.catchUp()
     const e = this.experts[this.chosen[i] as number] as Expert
     return {
-      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned, scaled: e.scaled },
+      expert: { window: this.windows[e.w] as number, learning_rate: (this.rateAt[this.kIndex[i] as number] as Float64Array)[this.chosen[i] as number] as number, conditioned: e.conditioned, scaled: e.scaled },
       state: this.chain.state === CALM ? 'calm' : 'busy',
       cutoff_tercile: TERCILES[this.chain.state] ?? null,
       level: 1 - ((this.alpha[i] as Float64Array)[this.chosen[i] as number] as number),
@@ -324,8 +324,9 @@ export class PromiseLearner extends ExpertEnsemble {
       const { k, q } = this.promises[i] as TierPromise
       const alpha = this.alpha[i] as Float64Array
       const loss = this.loss[i] as Float64Array
+      const rates = this.rateAt[this.kIndex[i] as number] as Float64Array
       for (let e = 0; e < alpha.length; e++) {
-        alpha[e] = replayLevel(alpha[e] as number, this.expertRate[e] as number, k, q, n)
+        alpha[e] = replayLevel(alpha[e] as number, rates[e] as number, k, q, n)
         loss[e] = replayLoss(loss[e] as number, λ, n)
       }
       const limit = this.offsetLimit(k)
