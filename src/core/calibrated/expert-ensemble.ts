@@ -257,8 +257,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // (at most LONG_GATE, so a larger offset skips the ledger's reads)
     const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE * this.outerRate && this.longFloor(i, d))
-    // where the floor keeps the promise, the gate's allowance is not paid back at a premium: only the offset beyond it raises the level
-    const level = 1 - (alpha[best] as number) + d - (keeps ? allowance : 0)
+    // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
+    // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does
+    let forgiven = keeps ? allowance : 0
+    const long = this.floorLedger.allowance(i) * this.outerRate
+    if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
+    const level = 1 - (alpha[best] as number) + d - forgiven
     this.servedLevel[i] = level
     const calm = !rule && this.calmFloor(x, level)
     this.floorRule[i] = short ? FLOOR_RULE : rule ? LONG_FLOOR : calm ? CALM_FLOOR : NO_FLOOR_RULE
@@ -302,12 +306,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   /**
-   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + `FLOOR_GATE`·γ_o. At +limit
-   * the served level, less the floor's allowance where it applies, is at least 1 + γ_o(k + 1) for
+   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + max(`FLOOR_GATE`, `LONG_GATE`)·γ_o. At +limit
+   * the served level, less the larger floor allowance where it applies, is at least 1 + γ_o(k + 1) for
    * the k + 1 quotes still in flight (the window's maximum), at −limit at most −γ_o(k + 1) (the
    * floor), so clamping changes no quote.
    */
   offsetLimit(k: number): number {
-    return 1 + (this.maxRate + this.outerRate) * (k + 1) + FLOOR_GATE * this.outerRate
+    return 1 + (this.maxRate + this.outerRate) * (k + 1) + Math.max(FLOOR_GATE, LONG_GATE) * this.outerRate
   }
 }
