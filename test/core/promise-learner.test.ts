@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
+import { rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
+import { resolveConfig } from '../../src/core/config.js'
+import { priceBlock } from '../../src/core/price-block.js'
+import { blockRequirement } from '../../src/core/requirement.js'
+import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
+import { generateChain } from '../../src/sim/index.js'
 import { rng } from '../helpers/rng.js'
 
 /** Feeds requirements, serving every quote as is; returns the quotes per block. */
@@ -106,6 +112,22 @@ describe('PromiseLearner', () => {
     expect(priced.slice(1650).some((p) => p > 100)).toBe(true)
   })
 
+  it('does not pay back at a premium what the long floor rule may overdraw: on regime-switching chains whose floor nearly keeps the promise, coverage ends within [q − 1, q + 2] points', () => {
+    // the two chains of the calibration benchmark where the learner paid its busy regimes back to q and the calm tail over-kept it (92.1% and 82.4%)
+    const config = resolveConfig()
+    for (const [seed, q] of [[3, 0.9], [5, 0.8]] as const) {
+      const reqs = [...generateChain({ blocks: 3000, seed, scenario: 'switching' })].map((g) => blockRequirement(priceBlock(parseBlockJson(g.block), config)))
+      const l = new PromiseLearner([{ k: 1, q }], { floor: 100 })
+      for (const r of reqs) {
+        l.observe(r)
+        l.serve(0, l.quote(0))
+      }
+      const rate = l.coverage(0).rate as number
+      expect(rate).toBeGreaterThanOrEqual(q - 0.01)
+      expect(rate).toBeLessThanOrEqual(q + 0.02)
+    }
+  })
+
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
     // calm chain, with a 30-block burst at 2,000 every 300 blocks: 0.9 within 1 needs the burst priced
     const reqs = Array.from({ length: 3000 }, (_, i) => (i % 300 < 30 ? 2001 : 0))
@@ -149,6 +171,33 @@ describe('PromiseLearner', () => {
     const e = learner.explain(0)
     expect(e.expert.conditioned).toBe(true)
     expect(e.state === 'calm' ? [null] : ['low', 'mid', 'high']).toContain(e.cutoff_tercile)
+  })
+
+  it('steps each expert γ/k at horizon k, not below the slowest step, so the level of a fast expert does not swing past the window maximum on i.i.d. blocks at k = 10', () => {
+    expect(rateAtHorizon(0.05, 0.005, 1)).toBe(0.05)
+    expect(rateAtHorizon(0.05, 0.005, 2)).toBe(0.025)
+    expect(rateAtHorizon(0.05, 0.005, 10)).toBe(0.005)
+    expect(rateAtHorizon(0.05, 0.005, 100)).toBe(0.005)
+    expect(rateAtHorizon(0.005, 0.005, 3)).toBe(0.005)
+    // nine blocks in ten full, a backlog carrying some of the price into the next blocks; with γ = 0.05 at k = 10 the served expert's level reached 1.55
+    for (const seed of [3, 4]) {
+      const r = rng(seed)
+      let backlog = 0
+      const reqs = Array.from({ length: 3000 }, () => {
+        backlog = Math.max(0, backlog * 0.9 + (r() < 0.9 ? 1 : -3))
+        return r() < 0.1 ? 0 : Math.round(100 + 60 * backlog * r() + 200 * r())
+      })
+      const l = new PromiseLearner([{ k: 10, q: 0.8 }], { floor: 100 })
+      let highest = -Infinity
+      for (const q of reqs) {
+        l.observe(q)
+        l.serve(0, l.quote(0))
+        highest = Math.max(highest, l.explain(0).level)
+      }
+      expect(highest).toBeLessThanOrEqual(1)
+      expect(Math.abs((l.coverage(0).rate as number) - 0.8)).toBeLessThan(0.01)
+      expect(l.explain(0).expert.learning_rate).toBe(0.005)
+    }
   })
 
   it('explains which expert and state drove a quote', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { scaledQuantile, windowQuantile } from '../../src/core/calibrated/window-quantile.js'
+import { SCALED_TOP_LEVEL, scaledQuantile, windowQuantile } from '../../src/core/calibrated/window-quantile.js'
 import { createWindow } from '../../src/core/window.js'
 
 /** A window holding `values` (pushed in order). */
@@ -29,5 +29,16 @@ describe('scaledQuantile', () => {
     expect(scaledQuantile(ratios, 0.25, 100, plain, 120)).toBe(120) // 0.5 · 100 is below the floor
     expect(scaledQuantile(ratios, 0, 333, plain, 100)).toBe(100)
     expect(scaledQuantile(ratios, 0.75, 2 ** 60, plain, 100)).toBe(450)
+  })
+
+  it('above the top level is at most the larger of the top-level quote and the largest sample unscaled: one outlying ratio does not set the price', () => {
+    // 99 samples at the going rate and one filed against a stale rate, 14 times it (switching chain, seed 5)
+    const ratios = windowOf([...Array.from({ length: 99 }, () => 1), 14])
+    const plain = windowOf([...Array.from({ length: 99 }, () => 300), 1400])
+    expect(SCALED_TOP_LEVEL).toBeLessThan(1)
+    expect(scaledQuantile(ratios, 1.02, 600, plain, 100)).toBe(1400) // not 14 · 600 = 8400: the largest requirement held
+    expect(scaledQuantile(ratios, 1.02, 2000, plain, 100)).toBe(2000) // a going rate above every sample: the top-level quote
+    expect(scaledQuantile(ratios, 1.02, 50, plain, 100)).toBe(700) // 14 · 50 is below every cap: uncapped
+    expect(scaledQuantile(ratios, 0.5, 600, plain, 100)).toBe(600)
   })
 })

@@ -19,6 +19,20 @@ import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptio
  */
 const SCALED_MARGIN = 0.1
 
+/**
+ * An expert's ACI step γ at horizon k: γ/k, but not below the grid's slowest step. Its level
+ * learns of a quote's outcome k blocks late, when k more quotes are already in flight at
+ * levels that did not know it, so a run of misses moves the level about γ·k before the first
+ * correction lands; dividing by k keeps that overshoot what it is at k = 1. A fast expert at
+ * k = 10 otherwise swung past the window's maximum on a chain of independent blocks (its level
+ * above 1 for stretches) and paid 1.3x the plain ACI baseline for the same coverage (measured:
+ * bench/calibration.ts); the slowest step already moves little per horizon.
+ */
+export function rateAtHorizon(γ: number, slowest: number, k: number): number {
+  const r = γ / k
+  return r > slowest ? r : Math.min(γ, slowest)
+}
+
 /** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
 export const MARGINAL = 0
 export const CONDITIONED = 1
@@ -54,8 +68,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   /** Per distinct k, the newest k-block minimum requirement and its cutoff price (set by `observe` before the settlements read them). */
   protected readonly minAt: Requirement[]
   protected readonly cutAt: Float64Array
-  /** The experts' grid as flat arrays (the hot loops read these, not the objects). */
-  protected readonly expertRate: Float64Array
+  /** The experts' grid as flat arrays (the hot loops read these, not the objects); rateAt[x]: each expert's step at the x-th k (`rateAtHorizon`). */
+  protected readonly rateAt: Float64Array[]
   protected readonly expertWindow: Int32Array
   protected readonly expertKind: Uint8Array
   /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
@@ -107,7 +121,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.condSeq = new Int32Array(this.ks.length * STATES)
     this.minAt = this.ks.map(() => 0)
     this.cutAt = new Float64Array(this.ks.length)
-    this.expertRate = Float64Array.from(experts, (e) => e.γ)
+    this.rateAt = this.ks.map((k) => Float64Array.from(experts, (e) => rateAtHorizon(e.γ, slowest, k)))
     this.expertWindow = Int32Array.from(experts, (e) => e.w)
     this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
     this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
@@ -169,7 +183,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const loss = this.loss[i] as Float64Array
     const quotes = (this.expertQuotes[i] as U64[][])[t % (k + 1)] as U64[]
     const λ = this.discount
-    const rates = this.expertRate
+    const rates = this.rateAt[x] as Float64Array
     for (let e = 0; e < rates.length; e++) {
       const p = quotes[e] as U64
       const miss = p >= m ? 0 : 1
@@ -243,8 +257,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // (at most LONG_GATE, so a larger offset skips the ledger's reads)
     const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE * this.outerRate && this.longFloor(i, d))
-    // where the floor keeps the promise, the gate's allowance is not paid back at a premium: only the offset beyond it raises the level
-    const level = 1 - (alpha[best] as number) + d - (keeps ? allowance : 0)
+    // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
+    // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does
+    let forgiven = keeps ? allowance : 0
+    const long = this.floorLedger.allowance(i) * this.outerRate
+    if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
+    const level = 1 - (alpha[best] as number) + d - forgiven
     this.servedLevel[i] = level
     const calm = !rule && this.calmFloor(x, level)
     this.floorRule[i] = short ? FLOOR_RULE : rule ? LONG_FLOOR : calm ? CALM_FLOOR : NO_FLOOR_RULE
@@ -288,12 +306,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   /**
-   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + `FLOOR_GATE`·γ_o. At +limit
-   * the served level, less the floor's allowance where it applies, is at least 1 + γ_o(k + 1) for
+   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + max(`FLOOR_GATE`, `LONG_GATE`)·γ_o. At +limit
+   * the served level, less the larger floor allowance where it applies, is at least 1 + γ_o(k + 1) for
    * the k + 1 quotes still in flight (the window's maximum), at −limit at most −γ_o(k + 1) (the
    * floor), so clamping changes no quote.
    */
   offsetLimit(k: number): number {
-    return 1 + (this.maxRate + this.outerRate) * (k + 1) + FLOOR_GATE * this.outerRate
+    return 1 + (this.maxRate + this.outerRate) * (k + 1) + Math.max(FLOOR_GATE, LONG_GATE) * this.outerRate
   }
 }

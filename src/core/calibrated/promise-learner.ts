@@ -52,7 +52,11 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * standard error, and it and the offset within the long allowance), so a busy regime of a chain
  * whose floor keeps the promise over thousands of blocks is not paid for; and on a calm block
  * whose state's own samples the floor met at the served level (≤ 1), whichever expert is served.
- * The bound above does not depend on these rules.
+ * While that record says the floor keeps the promise, the long allowance, like the gate's, is
+ * subtracted from the served level (the larger of the two where both apply), and the clamp is
+ * wider by the larger gate: once the floor is left, the learner aims at a debt the calm
+ * stretches repay rather than paying the busy regime back to q, which the calm stretches after
+ * it then over-kept by several points. The bound above does not depend on these rules.
  *
  * Deterministic. Memory: per distinct k, |windows| × (1 + `STATES`) + 1 windows of at most the
  * window's size, plus Σ k quotes per expert. Cost per block: O(|ks| · |windows| · log W) for the
@@ -148,7 +152,7 @@ export class PromiseLearner extends ExpertEnsemble {
 
   /**
    * The served level of promise i: the chosen expert's 1 − α plus the outer offset, less the
-   * floor gate's allowance where the floor keeps the promise (above 1: beyond the window's maximum).
+   * larger floor allowance where the floor keeps the promise (above 1: beyond the window's maximum).
    */
   level(i: number): number {
     this.catchUp()
@@ -222,7 +226,7 @@ export class PromiseLearner extends ExpertEnsemble {
     this.catchUp()
     const e = this.experts[this.chosen[i] as number] as Expert
     return {
-      expert: { window: this.windows[e.w] as number, learning_rate: e.γ, conditioned: e.conditioned, scaled: e.scaled },
+      expert: { window: this.windows[e.w] as number, learning_rate: (this.rateAt[this.kIndex[i] as number] as Float64Array)[this.chosen[i] as number] as number, conditioned: e.conditioned, scaled: e.scaled },
       state: this.chain.state === CALM ? 'calm' : 'busy',
       cutoff_tercile: TERCILES[this.chain.state] ?? null,
       level: 1 - ((this.alpha[i] as Float64Array)[this.chosen[i] as number] as number),
@@ -324,8 +328,9 @@ export class PromiseLearner extends ExpertEnsemble {
       const { k, q } = this.promises[i] as TierPromise
       const alpha = this.alpha[i] as Float64Array
       const loss = this.loss[i] as Float64Array
+      const rates = this.rateAt[this.kIndex[i] as number] as Float64Array
       for (let e = 0; e < alpha.length; e++) {
-        alpha[e] = replayLevel(alpha[e] as number, this.expertRate[e] as number, k, q, n)
+        alpha[e] = replayLevel(alpha[e] as number, rates[e] as number, k, q, n)
         loss[e] = replayLoss(loss[e] as number, λ, n)
       }
       const limit = this.offsetLimit(k)
