@@ -15,9 +15,14 @@ export interface ChunkSource {
  * Bytes the worker touches ahead of the writer: far enough that it stays ahead while the writer
  * fills pages, near enough that a load ends with little touched and unused.
  */
-export const AHEAD_BYTES = 8 << 20
+export const AHEAD_BYTES = 4 << 20
 /** The writer publishes its position each time it crosses a multiple of this: an atomic store per record would cost more than it saves. */
-const PUBLISH_BYTES = 1 << 20
+const PUBLISH_BYTES = 512 << 10
+/**
+ * How long the worker sleeps when it is AHEAD_BYTES ahead or has no chunk yet: the writer, which
+ * packs a few tens of MB a second, moves far less than AHEAD_BYTES in that time.
+ */
+const WAIT_MS = 2
 /** The smallest page of the platforms Node runs on; a larger page is touched more than once, which costs nothing more. */
 const PAGE = 4096
 
@@ -25,12 +30,12 @@ const PAGE = 4096
  * The worker. It takes chunks from its port in the order the arena fills them and writes one byte
  * of each page up to `AHEAD_BYTES` past the writer, as an atomic add of 0: a write access, so the
  * page is mapped writable, that keeps whatever byte the writer may have put there meanwhile. Then
- * it waits on the progress cell. Cell 0: the writer's position, cell 1: the worker's, both in pages
+ * it sleeps `WAIT_MS` and looks again. Cell 0: the writer's position, cell 1: the worker's, both in pages
  * of the chunks taken so far, end to end.
  */
 const WORKER_SOURCE = `
 const { workerData, receiveMessageOnPort } = require('node:worker_threads')
-const { port, cells, ahead, page } = workerData
+const { port, cells, ahead, page, wait } = workerData
 const chunks = []
 let chunk = 0, at = 0, base = 0
 touch: for (;;) {
@@ -50,7 +55,7 @@ touch: for (;;) {
     Atomics.store(cells, 1, (base + at) / page)
     continue
   }
-  Atomics.wait(cells, 0, writer, 5)
+  Atomics.wait(cells, 0, writer, wait)
 }
 `
 
@@ -85,7 +90,7 @@ export class PageToucher implements ChunkSource {
     this.#chunkBytes = chunkBytes
     const { port1, port2 } = new MessageChannel()
     this.#port = port1
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, cells: this.#cells, ahead: AHEAD_BYTES, page: PAGE }, transferList: [port2] })
+    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { port: port2, cells: this.#cells, ahead: AHEAD_BYTES, page: PAGE, wait: WAIT_MS }, transferList: [port2] })
     // The worker never keeps the process alive, and one that fails leaves the arena to fault its own pages.
     this.#worker.unref()
     this.#worker.on('error', () => this.stop())
@@ -138,8 +143,9 @@ export class PageToucher implements ChunkSource {
 
   #publish(offset: number): void {
     this.#published = Math.floor(offset / PUBLISH_BYTES)
+    // No notify: waking the worker is a system call on the writer's thread each time, and the
+    // worker polls often enough (WAIT_MS) that the writer never gets near the pages it touches.
     Atomics.store(this.#cells, 0, this.#pagesBefore + Math.floor(offset / PAGE))
-    Atomics.notify(this.#cells, 0)
   }
 
   /** Ends the worker; chunks taken after this are the arena's own. */
