@@ -11,7 +11,7 @@
  * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts), and the peak
  * RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
  *
- *   npx tsx bench/stream.ts [--rounds 7] [--data data/chain.jsonl] [--rtts 2,5,10,20] [--delayed-rounds 3]
+ *   npx tsx bench/stream.ts [--rounds 7] [--data data/chain.jsonl] [--rtts 2,10,20] [--delayed-rounds 3]
  *
  * Writes bench/results/stream.json in the shape of bench/results.ts.
  */
@@ -31,7 +31,7 @@ import { SAMPLE } from './processes.js'
 import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '7' }, data: { type: 'string', default: SAMPLE }, 'delayed-rounds': { type: 'string', default: '3' }, rtts: { type: 'string', default: '2,5,10,20' } },
+  options: { rounds: { type: 'string', default: '7' }, data: { type: 'string', default: SAMPLE }, 'delayed-rounds': { type: 'string', default: '3' }, rtts: { type: 'string', default: '2,10,20' } },
 })
 const ROUNDS = Number(values.rounds)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: expected a positive integer, got ${values.rounds}`)
