@@ -4,12 +4,12 @@
  * fresh ledger, beside `ingest --input` of the same chain file (`ingestJsonLines`) and, for
  * SQLite, `--from-node` (`ingestFromNode`) against a local `serve` of the same chain
  * (bench/follow-server.ts, a child process), in the same rounds (order rotating each round) so
- * each round's ratios share the machine's load. Then the stream against REST polling with both
- * servers behind one delay proxy (bench/stream-delay-proxy.ts) at a few round-trip times, as a
- * user whose node is not on the same machine meets them: what the stream saves is round trips,
- * which loopback does not have. Then PostgreSQL, stream against file (the tests'
- * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts), and the peak
- * RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
+ * each round's ratios share the machine's load. Then PostgreSQL, stream against file (the tests'
+ * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts); then the
+ * stream against REST polling with both servers behind one delay proxy
+ * (bench/stream-delay-proxy.ts) at a few round-trip times, as a user whose node is not on the
+ * same machine meets them: what the stream saves is round trips, which loopback does not have;
+ * and the peak RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
  *
  *   npx tsx bench/stream.ts [--rounds 7] [--data data/chain.jsonl] [--rtts 2,10,20] [--delayed-rounds 3]
  *
@@ -145,8 +145,8 @@ function rowsOf(store: string, runs: Record<string, Runs>, note: string): Row[] 
   return out
 }
 rows.push(...rowsOf('SQLite', sqlite, chainNote))
-rows.push(...(await delayedRows()))
-await stop(nodeChild)
+/** Where the delayed rows go in the table: beside the loopback row they qualify, though they are measured last. */
+const delayedAt = rows.length
 
 /** Median wall ms of `n` sequential GETs of `url` on one kept-alive connection (after one to open it). */
 async function getMs(url: string, n: number): Promise<number> {
@@ -238,6 +238,10 @@ if (pgs !== undefined) {
     await pgs.close()
   }
 }
+
+// Measured after PostgreSQL, so the rows kept from before (loopback, PostgreSQL) run as they did: after the same work in this process, not after minutes of polling through the proxy.
+rows.splice(delayedAt, 0, ...(await delayedRows()))
+await stop(nodeChild)
 
 const rssChild = fork(join(import.meta.dirname, 'stream-rss-child.ts'), [stream.url, stream.last_version, '25'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--import', 'tsx', '--expose-gc'] })
 const rss = await reply<{ baseline_rss: number; peak_rss: number; blocks: number }>(rssChild, 'peak_rss')
