@@ -5,15 +5,19 @@
  * SQLite, `--from-node` (`ingestFromNode`) against a local `serve` of the same chain
  * (bench/follow-server.ts, a child process), in the same rounds (order rotating each round) so
  * each round's ratios share the machine's load. Then PostgreSQL, stream against file (the tests'
- * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts), and the peak
- * RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
+ * embedded server or `DATABASE_URL`'s; skipped with the reason when none starts); then the
+ * stream against REST polling with both servers behind one delay proxy
+ * (bench/stream-delay-proxy.ts) at a few round-trip times, as a user whose node is not on the
+ * same machine meets them: what the stream saves is round trips, which loopback does not have;
+ * and the peak RSS of an ingest whose writer is slower than the stream (bench/stream-rss-child.ts).
  *
- *   npx tsx bench/stream.ts [--rounds 7] [--data data/chain.jsonl]
+ *   npx tsx bench/stream.ts [--rounds 7] [--data data/chain.jsonl] [--rtts 2,10,20] [--delayed-rounds 3]
  *
  * Writes bench/results/stream.json in the shape of bench/results.ts.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { Agent, get as httpGet } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -26,9 +30,16 @@ import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.j
 import { SAMPLE } from './processes.js'
 import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, data: { type: 'string', default: SAMPLE } } })
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '7' }, data: { type: 'string', default: SAMPLE }, 'delayed-rounds': { type: 'string', default: '3' }, rtts: { type: 'string', default: '2,10,20' } },
+})
 const ROUNDS = Number(values.rounds)
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds: expected a positive integer, got ${values.rounds}`)
+const DELAYED_ROUNDS = Number(values['delayed-rounds'])
+if (!Number.isInteger(DELAYED_ROUNDS) || DELAYED_ROUNDS < 0) throw new Error(`--delayed-rounds: expected a non-negative integer, got ${values['delayed-rounds']}`)
+/** Round-trip times (ms) the delay proxy adds, one row each; each way holds half. */
+const RTTS = (values.rtts as string).split(',').filter((t) => t !== '').map(Number)
+if (RTTS.some((t) => !(t > 0))) throw new Error(`--rtts: expected positive milliseconds, got ${values.rtts}`)
 const DATA = values.data as string
 const LINES = readFileSync(DATA, 'utf8').split('\n').filter((l) => l.length > 0)
 const BLOCKS = LINES.length
@@ -38,7 +49,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'ledger-gas-bench-stream-'))
 const group = startGroup(
   'stream',
   'Transaction Stream ingest: stream against file and REST polling',
-  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1).`,
+  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1). The rows with a round trip in their name put both servers behind one TCP proxy (a child process) that holds every chunk half that time in each direction, in order, with no bandwidth limit and no loss, as a remote node adds latency; ${DELAYED_ROUNDS} rounds each without a warm-up of their own; REST polling asks 4 blocks at once on kept-alive connections (\`--from-node\`'s default), the stream opens its connection anew each run. They are information: the issue's target is the loopback row's.`,
   'warm',
   ROUNDS,
 )
@@ -71,11 +82,11 @@ interface Runs {
   cpu: number[]
 }
 
-/** `rounds` rounds (after one warm-up) of each case into a fresh ledger from `open`. */
-async function measure(cases: Record<string, Case>, open: () => Promise<BatchAppendStore>): Promise<Record<string, Runs>> {
+/** `rounds` rounds (after one warm-up round when `warmUp`) of each case into a fresh ledger from `open`. */
+async function measure(cases: Record<string, Case>, open: () => Promise<BatchAppendStore>, rounds = ROUNDS, warmUp = true): Promise<Record<string, Runs>> {
   const names = Object.keys(cases)
   const runs: Record<string, Runs> = Object.fromEntries(names.map((k) => [k, { wall: [], cpu: [] }]))
-  for (let r = -1; r < ROUNDS; r++) {
+  for (let r = warmUp ? -1 : 0; r < rounds; r++) {
     for (let k = 0; k < names.length; k++) {
       const name = names[(k + Math.max(r, 0)) % names.length] as string
       const store = await open()
@@ -94,7 +105,7 @@ async function measure(cases: Record<string, Case>, open: () => Promise<BatchApp
         await store.close()
       }
     }
-    if (r >= 0) console.error(`  round ${r + 1}/${ROUNDS} done`)
+    if (r >= 0) console.error(`  round ${r + 1}/${rounds} done`)
   }
   return runs
 }
@@ -110,7 +121,8 @@ const chainNote = `${DATA.endsWith(join('data', 'chain.jsonl')) ? 'the sample ch
 
 const rows: Row[] = []
 let n = 0
-const sqlite = await measure({ stream: fromStream, file: fromFile, node: fromNode }, async () => (await openLedger(join(scratch, `b${n++}.db`), { readonly: false, chainId: 4 })).store)
+const openSqlite = async () => (await openLedger(join(scratch, `b${n++}.db`), { readonly: false, chainId: 4 })).store
+const sqlite = await measure({ stream: fromStream, file: fromFile, node: fromNode }, openSqlite)
 const STREAM_SIDE = 'ingestFromStream from a local stream server'
 const FILE_SIDE = 'ingestJsonLines of the chain file (ingest --input)'
 const NODE_SIDE = 'ingestFromNode against a local serve (--from-node)'
@@ -133,7 +145,80 @@ function rowsOf(store: string, runs: Record<string, Runs>, note: string): Row[] 
   return out
 }
 rows.push(...rowsOf('SQLite', sqlite, chainNote))
-await stop(nodeChild)
+/** Where the delayed rows go in the table: beside the loopback row they qualify, though they are measured last. */
+const delayedAt = rows.length
+
+/** Median wall ms of `n` sequential GETs of `url` on one kept-alive connection (after one to open it). */
+async function getMs(url: string, n: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = httpGet(url, { agent }, (res) => {
+        res.resume()
+        res.once('end', resolve)
+      })
+      req.once('error', reject)
+    })
+  try {
+    await once()
+    const ms: number[] = []
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now()
+      await once()
+      ms.push(performance.now() - t0)
+    }
+    return spread(ms).median
+  } finally {
+    agent.destroy()
+  }
+}
+
+/**
+ * The stream against REST polling with both servers behind the same delay proxy
+ * (bench/stream-delay-proxy.ts), at each of RTTS: what a user whose node is that far away meets.
+ * Loopback has no round trips to save, so the loopback row cannot show what the stream saves;
+ * these rows can. No warm-up round: the loopback rounds have warmed this process.
+ */
+async function delayedRows(): Promise<Row[]> {
+  if (DELAYED_ROUNDS === 0) return []
+  const hostPort = (u: string) => new URL(u).host
+  const direct = await getMs(`${node.url}/`, 20)
+  const measured: { rtt: number; added: number; runs: Record<string, Runs> }[] = []
+  for (const rtt of RTTS) {
+    const proxy = fork(join(import.meta.dirname, 'stream-delay-proxy.ts'), [String(rtt / 2), hostPort(stream.url), hostPort(node.url)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    try {
+      const { urls } = await reply<{ urls: [string, string] }>(proxy, 'urls')
+      const added = (await getMs(`${urls[1]}/v1/`, 20)) - direct
+      console.error(`  ${rtt} ms round trip: ${added.toFixed(2)} ms measured`)
+      const cases: Record<string, Case> = {
+        stream: (s) => ingestFromStream({ endpoint: urls[0], store: s, startingVersion: 1, toVersion: stream.last_version }).then((r) => r.appended),
+        node: (s) => ingestFromNode({ url: `${urls[1]}/v1`, store: s, once: true, startHeight: 1 }).then((r) => r.appended),
+      }
+      measured.push({ rtt, added, runs: await measure(cases, openSqlite, DELAYED_ROUNDS, false) })
+    } finally {
+      await stop(proxy)
+    }
+  }
+  const ratio = (m: (typeof measured)[number]) => spread((m.runs.stream as Runs).wall.map((w, i) => w / ((m.runs.node as Runs).wall[i] as number))).median
+  // The smallest round trip from which every longer one measured also reaches 10x (ratio ≤ 0.1).
+  let from: number | undefined
+  for (const m of [...measured].sort((a, b) => b.rtt - a.rtt)) {
+    if (ratio(m) > 0.1) break
+    from = m.rtt
+  }
+  const reach = from === undefined ? 'at no round trip measured here' : `from ${from} ms on`
+  return measured.map((m) => {
+    const s = m.runs.stream as Runs
+    const b = [baseline(`${NODE_SIDE}, through the same proxy`, (m.runs.node as Runs).wall, s.wall)]
+    return {
+      case: `stream → SQLite, against REST polling, ${m.rtt} ms round trip (delay proxy)`,
+      metric: 'wall s',
+      project: { name: `${STREAM_SIDE}, through a delay proxy`, spread: spread(s.wall) },
+      baselines: b,
+      note: `${chainNote}; both servers behind one TCP proxy (a child process) holding every chunk ${m.rtt / 2} ms each way, in order, no bandwidth limit; a GET through it took ${m.added.toFixed(2)} ms longer than direct (median of 20); information, not the issue's target: the stream reached ≥ 10x (ratio ≤ 0.1) ${reach} in this run`,
+    }
+  })
+}
 
 let pgs: TestPostgres | undefined
 let skippedPostgres: string | undefined
@@ -153,6 +238,10 @@ if (pgs !== undefined) {
     await pgs.close()
   }
 }
+
+// Measured after PostgreSQL, so the rows kept from before (loopback, PostgreSQL) run as they did: after the same work in this process, not after minutes of polling through the proxy.
+rows.splice(delayedAt, 0, ...(await delayedRows()))
+await stop(nodeChild)
 
 const rssChild = fork(join(import.meta.dirname, 'stream-rss-child.ts'), [stream.url, stream.last_version, '25'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: ['--import', 'tsx', '--expose-gc'] })
 const rss = await reply<{ baseline_rss: number; peak_rss: number; blocks: number }>(rssChild, 'peak_rss')
