@@ -1,18 +1,8 @@
-import { stat } from 'node:fs/promises'
+import { regularFileSize } from './read/lines.js'
 import { loadJsonLines, type LoadOptions } from './read/load.js'
 import { ByteArena } from './memory/byte-arena.js'
 import { MemoryLedger, type MemoryStoreOptions } from './memory/memory-ledger.js'
 import { PageToucher } from './memory/page-toucher.js'
-
-/** Size of a regular file, else 0 (the loader words any error opening it). */
-async function fileBytes(path: string): Promise<number> {
-  try {
-    const s = await stat(path)
-    return s.isFile() ? s.size : 0
-  } catch {
-    return 0
-  }
-}
 
 export type { MemoryStoreOptions } from './memory/memory-ledger.js'
 
@@ -37,7 +27,7 @@ export class MemoryStore extends MemoryLedger {
   static async fromJsonLines(source: string, options: MemoryStoreOptions & LoadOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore({ path: source, ...options })
     const chunk = ByteArena.DEFAULT_CHUNK_BYTES
-    const toucher = source !== '-' && (await fileBytes(source)) >= chunk ? PageToucher.start(chunk) : undefined
+    const toucher = (await regularFileSize(source)) >= chunk ? PageToucher.start(chunk) : undefined
     store.useChunkSource(toucher)
     try {
       await loadJsonLines(source, store, options)
