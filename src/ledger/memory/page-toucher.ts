@@ -131,7 +131,6 @@ export class PageToucher implements ChunkSource {
     if (this.#current !== undefined) this.#pagesBefore += this.#current.length / PAGE
     this.#current = this.#spare
     this.#spare = this.#shared(bytes)
-    this.#published = -1
     this.#publish(0)
     return this.#current
   }
