@@ -63,7 +63,7 @@ export function sourceName(source: LineSource): string {
  * - A source that cannot be read (missing, a directory) throws `InvalidDataError` naming it,
  *   with field `(file)`.
  *
- * Memory: one chunk plus two buffers as long as the longest line that spans chunks. Time: O(bytes).
+ * Memory: one chunk plus the longest line. Time: O(bytes).
  *
  * @example for await (const { number, text } of readLines('chain.jsonl')) …
  */
@@ -129,15 +129,8 @@ async function* splitLines<T>(source: LineSource, options: LineOptions, make: (n
 
 /**
  * The splitting itself, synchronous, one chunk at a time: what `splitLines` and `readLineRuns`
- * share. Invariant: the first `held` bytes of `#spans[#span]` are the current line's bytes from
- * the chunks before the one being cut (`run` bytes of the line seen so far, never more than the
- * limit); `number` is the number of the current line.
- *
- * A line that straddles chunks is assembled in one of two buffers kept for the whole read, taken
- * in turn, rather than in fresh memory per line: the line a cut assembles is yielded with the
- * lines after it, while the same cut copies its chunk's unfinished tail into the other buffer,
- * and the line is used before the next chunk is cut. A fresh buffer per straddled line costs a
- * large file's load an allocation and the first touch of its pages at every chunk boundary.
+ * share. Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never
+ * more than the limit); `number` is the number of the current line.
  */
 class LineCutter<T> {
   readonly stream: AsyncIterable<unknown>
@@ -146,9 +139,7 @@ class LineCutter<T> {
   readonly #bom: boolean
   readonly #firstLine: number
   readonly #make: (number: number, bytes: Buffer) => T
-  readonly #spans: [Buffer, Buffer] = [Buffer.alloc(0), Buffer.alloc(0)]
-  #span: 0 | 1 = 0
-  #held = 0
+  #held: Buffer[] = []
   #run = 0
   #number: number
 
@@ -180,7 +171,7 @@ class LineCutter<T> {
       this.#number++
       start = nl + 1
     }
-    if (start < bytes.length) this.#hold(bytes, start, bytes.length)
+    if (start < bytes.length) this.#held.push(Buffer.from(bytes.subarray(start)))
     return null
   }
 
@@ -196,31 +187,13 @@ class LineCutter<T> {
 
   /** The current line, ending at `end` of `last`, appended to `out` unless it is blank. */
   #take(last: Buffer, start: number, end: number, out: T[]): void {
-    let bytes: Buffer
-    if (this.#held === 0) bytes = last.subarray(start, end)
-    else {
-      this.#hold(last, start, end)
-      bytes = this.#spans[this.#span].subarray(0, this.#held)
-      this.#span = this.#span === 0 ? 1 : 0
-      this.#held = 0
-    }
+    const held = this.#held
+    let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
+    if (held.length > 0) this.#held = []
     // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
     if (this.#number === this.#firstLine && this.#bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)
     if (bytes.length > 0) out.push(this.#make(this.#number, bytes))
-  }
-
-  /** Appends `from[start, end)` to the current line's bytes held, doubling the buffer when they do not fit. */
-  #hold(from: Buffer, start: number, end: number): void {
-    const need = this.#held + end - start
-    let span = this.#spans[this.#span]
-    if (span.length < need) {
-      const larger = Buffer.allocUnsafeSlow(Math.max(need, span.length * 2, 1 << 12))
-      span.copy(larger, 0, 0, this.#held)
-      span = this.#spans[this.#span] = larger
-    }
-    from.copy(span, this.#held, start, end)
-    this.#held = need
   }
 
   #tooLong(): InvalidDataError {
