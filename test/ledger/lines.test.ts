@@ -99,6 +99,21 @@ describe('readLines: the one line splitter', () => {
     await expect(readLines(dir).next()).rejects.toThrow(new RegExp(`${dir}:0: \\(file\\): cannot read: EISDIR \\(it is a directory\\)`))
   })
 
+  it('a line joined across chunks stays intact through its run while the same chunk leaves the next line unfinished, chunk after chunk', async () => {
+    // Every chunk ends inside a line, and some lines span several chunks and outgrow the buffers
+    // that join lines, so each run opens with a joined line while its chunk's tail is kept.
+    const want = Array.from({ length: 60 }, (_, i) => `${i}:${String.fromCharCode(97 + (i % 26)).repeat((i * 977) % 9000)}`)
+    const bytes = Buffer.from(`${want.join('\n')}\n`)
+    async function* refilled(): AsyncGenerator<Buffer> {
+      const buffer = Buffer.alloc(1500)
+      for (let at = 0; at < bytes.length; at += buffer.length) yield buffer.subarray(0, bytes.copy(buffer, 0, at, at + buffer.length))
+    }
+    const got: string[] = []
+    // A run is cut whole before it is yielded: its first line is read only after its chunk's tail was kept.
+    for await (const run of readLineRuns(refilled(), { file: 'f.jsonl' })) got.push(...run.map((l) => l.bytes.toString('utf8')))
+    expect(got).toEqual(want)
+  })
+
   it('readLineRuns gives the lines of readLineBytes a chunk at a time, and throws the same error after the same lines', async () => {
     /** Every line's number and text, and the error's message or null, with the runs' sizes. */
     async function read<T>(source: AsyncIterable<T>, take: (item: T) => { number: number; bytes: Buffer }[]) {

@@ -16,10 +16,16 @@ const unpackJson = (src: Buffer, s: number, e: number) => unpacker.json(src, s, 
 
 const NUM_RUNS = fcRuns()
 
-/** Strings as transactions hold them: hex of any length and case, decimals, dictionary words, anything. */
+/**
+ * Strings as transactions hold them: hex of any length and case, decimals, dictionary words,
+ * anything; long ones too, broken by escapes, control characters and non-ASCII ones at any
+ * place.
+ */
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.string({ unit: 'grapheme-ascii', minLength: 20, maxLength: 90 }),
+  fc.array(fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 40 }), fc.constantFrom('"', '\\', '\n', '\u0001', 'é', '€', '𝄞')), { maxLength: 6 }).map((parts) => parts.join('')),
   fc.stringMatching(/^0x[0-9a-f]{0,70}$/),
   fc.stringMatching(/^0x[0-9a-fA-F]{6,20}$/),
   fc.stringMatching(/^[0-9]{1,22}$/),
@@ -127,6 +133,25 @@ describe('txn-pack', () => {
       }),
       { numRuns: NUM_RUNS },
     )
+  })
+
+  it('a plain string of any length, with an escape or a non-ASCII character at any place, comes back byte for byte', () => {
+    // Every length from 1 to past the longest dictionary entry: strings short enough to be looked up whole, and longer ones.
+    for (let n = 1; n <= 90; n++) {
+      const plain = Array.from({ length: n }, (_, i) => String.fromCharCode(32 + ((i * 7) % 95))).join('')
+      for (const special of ['', '"', '\\', '\n', '\u0001', 'é', '€', '𝄞']) {
+        for (const at of special === '' ? [0] : [0, 1, n >> 1, n - 1, n]) {
+          const v = { vm_status: plain.slice(0, at) + special + plain.slice(at), events: [plain, special + plain] }
+          const json = JSON.stringify(v)
+          const record = Buffer.from(packText(json))
+          expect(unpackJson(record, 0, record.length)).toBe(json)
+          const bytes = Buffer.from(json)
+          const out = Buffer.alloc(bytes.length + 16, 0xff)
+          expect(packTransaction(bytes, 0, out, 0, null)).toBe(bytes.length)
+          expect(unpackJson(out, 0, packer.end)).toBe(json)
+        }
+      }
+    }
   })
 
   it('texts the packer refuses are kept whole and still unpack to themselves', () => {
