@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs every benchmark group, prints tables of ratios and writes
  * bench/results/*.json. `npm run bench -- core http` runs only the groups named: the cold
- * groups (replay-cold, ingest-sqlite, ingest-postgres, reads-cold, serve-startup, estimate-cold:
+ * groups (replay-cold, ingest-sqlite, ingest-postgres, reads-cold, serve-startup, estimate-cold, replica-startup:
  * whole processes against bare baselines, in the shape of bench/results.ts that `npm run
  * bench:report` renders into docs/benchmarks.md) and the warm ones (core, http, replay,
  * calibration, follow, stream, stream-decode, memory-store, stores, reads, scale, load, pipelining; the last two only
@@ -65,7 +65,7 @@ if (want('core')) {
   console.log(`wrote ${writeResult(group.finish(rows))}`)
 }
 
-const COLD = ['replay-cold', 'ingest-sqlite', 'ingest-postgres', 'reads-cold', 'serve-startup', 'estimate-cold']
+const COLD = ['replay-cold', 'ingest-sqlite', 'ingest-postgres', 'reads-cold', 'serve-startup', 'estimate-cold', 'replica-startup']
 for (const group of [...COLD, 'http', 'replay', 'calibration', 'follow', 'stream', 'stream-decode', 'memory-store', 'stores', 'reads', 'scale', 'load', 'pipelining']) {
   const script = fileURLToPath(new URL(`./${group}.ts`, import.meta.url))
   if (!want(group) || !existsSync(script)) continue
