@@ -49,7 +49,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'ledger-gas-bench-stream-'))
 const group = startGroup(
   'stream',
   'Transaction Stream ingest: stream against file and REST polling',
-  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1). The rows with a round trip in their name put both servers behind one TCP proxy (a child process) that holds every chunk half that time in each direction, in order, with no bandwidth limit and no loss, as a remote node adds latency; ${DELAYED_ROUNDS} rounds each without a warm-up of their own; REST polling asks 4 blocks at once on kept-alive connections (\`--from-node\`'s default), the stream opens its connection anew each run. They are information: the issue's target is the loopback row's.`,
+  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. The stream server encodes the chain's transactions before any round and builds each response from those bytes; a hosted stream takes none of the client machine's CPU, this one takes some of the same two cores, which the CPU rows' notes give per stream ingest. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1). The rows with a round trip in their name put both servers behind one TCP proxy (a child process) that holds every chunk half that time in each direction, in order, with no bandwidth limit and no loss, as a remote node adds latency; ${DELAYED_ROUNDS} rounds each without a warm-up of their own; REST polling asks 4 blocks at once on kept-alive connections (\`--from-node\`'s default), the stream opens its connection anew each run. They are information: the issue's target is the loopback row's.`,
   'warm',
   ROUNDS,
 )
@@ -80,25 +80,70 @@ interface Runs {
   wall: number[]
   /** CPU seconds of this process per round (the servers, in their own processes, not counted). */
   cpu: number[]
+  /**
+   * CPU seconds this process's main thread spent inside the store's synchronous `appendChecked`
+   * per round (the rows' checks, inserts and COMMIT: SQLite's), on Linux; empty elsewhere or for
+   * a store that appends asynchronously.
+   */
+  append: number[]
+  /** CPU seconds of this process's main thread over each whole round, on Linux; empty elsewhere. */
+  thread: number[]
+  /** CPU seconds the stream server's process took during each round of a case that reads it (asked before and after, outside the timing). */
+  server: number[]
+}
+
+/** The CPU time of this thread (Linux: its schedstat, which counts only time on a core, not time waiting for one), else `undefined`. */
+function threadCpu(): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Counts the main thread's CPU time inside `store.appendChecked` when it appends synchronously
+ * (SQLite), by replacing the method on this instance: what the ledger's writes cost, apart from
+ * the time the thread waits for a core on a loaded machine. `seconds` stays `undefined` otherwise.
+ */
+function countAppendCpu(store: BatchAppendStore): { seconds: number | undefined } {
+  const counted: { seconds: number | undefined } = { seconds: undefined }
+  const appendChecked = store.appendChecked?.bind(store)
+  if (appendChecked === undefined || threadCpu() === undefined) return counted
+  store.appendChecked = (blocks) => {
+    const t0 = threadCpu() as number
+    const result = appendChecked(blocks)
+    if (typeof (result as Partial<PromiseLike<unknown>>).then !== 'function') counted.seconds = (counted.seconds ?? 0) + (threadCpu() as number) - t0
+    return result
+  }
+  return counted
 }
 
 /** `rounds` rounds (after one warm-up round when `warmUp`) of each case into a fresh ledger from `open`. */
 async function measure(cases: Record<string, Case>, open: () => Promise<BatchAppendStore>, rounds = ROUNDS, warmUp = true): Promise<Record<string, Runs>> {
   const names = Object.keys(cases)
-  const runs: Record<string, Runs> = Object.fromEntries(names.map((k) => [k, { wall: [], cpu: [] }]))
+  const runs: Record<string, Runs> = Object.fromEntries(names.map((k) => [k, { wall: [], cpu: [], append: [], thread: [], server: [] }]))
   for (let r = warmUp ? -1 : 0; r < rounds; r++) {
     for (let k = 0; k < names.length; k++) {
       const name = names[(k + Math.max(r, 0)) % names.length] as string
       const store = await open()
+      const append = countAppendCpu(store)
       try {
+        const s0 = name === 'stream' ? await streamServerCpu() : 0
         const c0 = process.cpuUsage()
+        const th0 = threadCpu()
         const t0 = performance.now()
         const blocks = await (cases[name] as Case)(store)
         const wall = (performance.now() - t0) / 1000
         const c = process.cpuUsage(c0)
+        const th = threadCpu()
         if (blocks !== BLOCKS) throw new Error(`${name} appended ${blocks} of ${BLOCKS} blocks`)
+        const server = name === 'stream' ? (await streamServerCpu()) - s0 : 0
         if (r >= 0) {
+          if (name === 'stream') runs[name]?.server.push(server)
           runs[name]?.wall.push(wall)
+          if (append.seconds !== undefined) runs[name]?.append.push(append.seconds)
+          if (th0 !== undefined && th !== undefined) runs[name]?.thread.push(th - th0)
           runs[name]?.cpu.push((c.user + c.system) / 1e6)
         }
       } finally {
@@ -113,6 +158,19 @@ async function measure(cases: Record<string, Case>, open: () => Promise<BatchApp
 const streamChild = fork(join(import.meta.dirname, 'stream-server.ts'), [DATA], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
 const nodeChild = fork(join(import.meta.dirname, 'follow-server.ts'), [DATA, String(BLOCKS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
 const stream = await reply<{ url: string; last_version: string; bytes: number }>(streamChild, 'url')
+/** The stream server's CPU seconds so far (its process's). */
+function streamServerCpu(): Promise<number> {
+  return new Promise((resolve) => {
+    const on = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpu' in m) {
+        streamChild.off('message', on)
+        resolve((m as { cpu: number }).cpu)
+      }
+    }
+    streamChild.on('message', on)
+    streamChild.send('cpu')
+  })
+}
 const node = await reply<{ url: string; height: number }>(nodeChild, 'url')
 const fromStream: Case = (s) => ingestFromStream({ endpoint: stream.url, store: s, startingVersion: 1, toVersion: stream.last_version }).then((r) => r.appended)
 const fromFile: Case = (s) => ingestJsonLines(DATA, s).then((r) => r.appended)
@@ -127,21 +185,29 @@ const STREAM_SIDE = 'ingestFromStream from a local stream server'
 const FILE_SIDE = 'ingestJsonLines of the chain file (ingest --input)'
 const NODE_SIDE = 'ingestFromNode against a local serve (--from-node)'
 const x = (r: number) => `${r.toFixed(2)}x`
-/** The rows of one store: wall time against each baseline (with its target), then this process's CPU time against the file. */
+/** The rows of one store: wall time against each baseline (with its target), then the main thread's CPU time in the store's append and this process's CPU time, against the file. */
 function rowsOf(store: string, runs: Record<string, Runs>, note: string): Row[] {
   const s = runs.stream as Runs
+  const file = runs.file as Runs
   const out: Row[] = []
   for (const [key, name, max] of [['file', FILE_SIDE, 1.25], ['node', NODE_SIDE, 0.1]] as const) {
     const other = runs[key]
     if (other === undefined) continue
     const b = [baseline(name, other.wall, s.wall)]
     // What even the file ingest reaches against REST polling in the same rounds: the ceiling of the ≥ 10x target on this chain.
-    const file = runs.file as Runs
     const fileOverNode = key === 'node' ? `; ingest --input took ${x(spread(file.wall.map((w, i) => w / (other.wall[i] as number))).median)} REST polling's time in the same rounds` : ''
     out.push({ case: `stream → ${store}, against ${key === 'file' ? 'the file' : 'REST polling'}`, metric: 'wall s', project: { name: STREAM_SIDE, spread: spread(s.wall) }, baselines: b, target: target(max, b), note: `${note}${fileOverNode}` })
   }
-  const cpu = [baseline(FILE_SIDE, (runs.file as Runs).cpu, s.cpu)]
-  out.push({ case: `stream → ${store}, against the file, CPU`, metric: 'CPU s (the ingesting process)', project: { name: STREAM_SIDE, spread: spread(s.cpu) }, baselines: cpu, note: `${note}; the stream server's CPU is not counted, as a hosted stream's is not` })
+  if (s.thread.length === s.wall.length && file.thread.length === file.wall.length && s.thread.length > 0) {
+    const b = [baseline(FILE_SIDE, file.thread, s.thread)]
+    out.push({ case: `stream → ${store}, against the file, main thread CPU`, metric: 'CPU s (the ingesting thread)', project: { name: STREAM_SIDE, spread: spread(s.thread) }, baselines: b, note: `${note}; the whole ingest on the thread that reads, decodes and writes, counted as time on a core (Linux schedstat)` })
+  }
+  if (s.append.length === s.wall.length && file.append.length === file.wall.length && s.append.length > 0) {
+    const b = [baseline(FILE_SIDE, file.append, s.append)]
+    out.push({ case: `stream → ${store}, against the file, main thread CPU in the store's append`, metric: 'CPU s (the ingesting thread, inside appendChecked)', project: { name: STREAM_SIDE, spread: spread(s.append) }, baselines: b, note: `${note}; the same rows and COMMITs of both sources, counted as time on a core (Linux schedstat), so waits for a core on a loaded machine are left out` })
+  }
+  const cpu = [baseline(FILE_SIDE, file.cpu, s.cpu)]
+  out.push({ case: `stream → ${store}, against the file, CPU`, metric: 'CPU s (the ingesting process)', project: { name: STREAM_SIDE, spread: spread(s.cpu) }, baselines: cpu, note: `${note}; the stream server's CPU is not counted, as a hosted stream's is not (it took ${spread(s.server).median.toFixed(3)} s (${spread(s.server).min.toFixed(3)}–${spread(s.server).max.toFixed(3)}) per stream ingest, median (min–max))` })
   return out
 }
 rows.push(...rowsOf('SQLite', sqlite, chainNote))

@@ -1,7 +1,10 @@
+import { statSync } from 'node:fs'
 import { StreamUnavailableError } from '../follow/stream/errors.js'
 import { ingestFromStream, type StreamAppend } from '../follow/stream/ingest-stream.js'
 import { probeChainId } from '../follow/stream/probe-chain-id.js'
+import { startStream, type StreamStart } from '../follow/stream/stream-start.js'
 import { sleep } from '../follow/sleep.js'
+import { isPostgresUrl } from '../ledger/postgres/pg-connection.js'
 import { LedgerUnavailableError } from '../ledger/store/database-error.js'
 import { MemoryStore, type MemoryStoreOptions } from '../ledger/memory-store.js'
 import { intFlag } from './args.js'
@@ -10,6 +13,12 @@ import { EXIT } from './exit-codes.js'
 import type { CliIo } from './io.js'
 import { openFollowerStore, openLedger, type OpenedLedger } from './open-store.js'
 import type { OutageOptions } from '../ledger/ingest/outage.js'
+import type { BatchAppendStore } from '../ledger/store/store.js'
+
+/** Whether `db` names a SQLite file that already holds something (a ledger, or a file that `openLedger` refuses untouched). */
+function holdsSqliteFile(db: string): boolean {
+  return !isPostgresUrl(db) && (statSync(db, { throwIfNoEntry: false })?.size ?? 0) > 0
+}
 
 /** The environment variable that holds the stream's API key when `--stream-api-key` is not given. */
 export const STREAM_API_KEY_ENV = 'LEDGER_GAS_STREAM_API_KEY'
@@ -82,8 +91,24 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
   const batchBlocks = intFlag(flags.batch, 'batch', 4096, 1, 1_000_000)
   const maxBlockTransactions = flags['max-block-txns'] === undefined ? undefined : intFlag(flags['max-block-txns'], 'max-block-txns', 1, 1)
   const apiKey = streamApiKey(flags['stream-api-key'])
-  const chainId = chainIdFlag !== undefined ? intFlag(chainIdFlag, 'chain-id', 0, 0, 255) : ((await probeChainId(url, apiKey, startingVersion)) ?? undefined)
-  const opened = await openLedger(db, { readonly: false, chainId, maxBlockTransactions })
+  // The ledger's chain id: --chain-id; else an existing SQLite ledger's own, which the ingest
+  // checks against the stream's first response; else the stream's, from the first response of
+  // the ingest's own first call (`startStream`), since a new ledger is created with it. One
+  // connection and, but for a PostgreSQL ledger that already holds blocks, one call.
+  let start: StreamStart | undefined
+  let chainId: number | undefined
+  if (chainIdFlag !== undefined) chainId = intFlag(chainIdFlag, 'chain-id', 0, 0, 255)
+  else if (!holdsSqliteFile(db)) {
+    start = await startStream(url, { apiKey, startingVersion })
+    chainId = start.chainId ?? undefined
+  }
+  let opened: OpenedLedger & { store: BatchAppendStore }
+  try {
+    opened = await openLedger(db, { readonly: false, chainId, maxBlockTransactions })
+  } catch (error) {
+    start?.close()
+    throw error
+  }
   const log = (line: string) => io.stderr.write(`ledger-gas ingest: ${line}\n`)
   const shown = progress(io, toVersion === undefined)
   try {
@@ -91,6 +116,7 @@ export async function ingestStreamCommand(url: string, db: string, flags: Stream
     const summary = await ingestFromStream({
       endpoint: url,
       apiKey,
+      start,
       store: opened.store,
       chainId,
       startingVersion,

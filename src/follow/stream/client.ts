@@ -72,6 +72,11 @@ export class StreamClient {
    * a `WireFormatError` it throws is that refusal.
    */
   getTransactions<R = TransactionsResponse>(request: TransactionsRequest, decode: (bytes: Buffer) => R = decodeTransactionsResponse as unknown as (bytes: Buffer) => R): TransactionsCall<R> {
+    return decodeCall(this.getRawTransactions(request), this.#endpoint, decode)
+  }
+
+  /** `getTransactions` with each response's wire bytes as they came, to be decoded later (`decodeCall`). */
+  getRawTransactions(request: TransactionsRequest): TransactionsCall<Buffer> {
     const message = create(GetTransactionsRequestSchema, {
       ...(request.startingVersion === undefined ? {} : { startingVersion: String(request.startingVersion) }),
       ...(request.transactionsCount === undefined ? {} : { transactionsCount: String(request.transactionsCount) }),
@@ -85,12 +90,17 @@ export class StreamClient {
       this.#metadata,
       {},
     )
-    return { responses: decoded(call as AsyncIterable<Buffer>, this.#endpoint, decode), cancel: () => call.cancel() }
+    return { responses: call as AsyncIterable<Buffer>, cancel: () => call.cancel() }
   }
 
   close(): void {
     this.#client.close()
   }
+}
+
+/** A call whose responses are `call`'s decoded by `decode`, a malformed one refused with `endpoint` named. */
+export function decodeCall<R>(call: TransactionsCall<Buffer>, endpoint: string, decode: (bytes: Buffer) => R): TransactionsCall<R> {
+  return { responses: decoded(call.responses, endpoint, decode), cancel: () => call.cancel() }
 }
 
 /** The responses of a call decoded by `decode`, a malformed one refused with the endpoint named. */

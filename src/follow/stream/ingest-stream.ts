@@ -7,12 +7,14 @@ import type { BlockJson, TransactionJson } from '../../ledger/store/types.js'
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from '../backoff.js'
 import { sleep as defaultSleep, type Sleep } from '../sleep.js'
 import { BlockAssembler, type AssembledBlock } from './assemble-blocks.js'
-import { DEFAULT_FLOW_CONTROL_WINDOW, StreamClient, type TransactionsCall } from './client.js'
+import { decodeCall, DEFAULT_FLOW_CONTROL_WINDOW, StreamClient, type TransactionsCall } from './client.js'
 import { hex } from './convert/hex.js'
 import { TextWriter } from './decode/text-writer.js'
+import { decodeTransactionsResponse } from './decode/transaction.js'
 import { decodeTextResponse, textHash, type TextTransaction } from './decode/wire-text.js'
 import { parseStreamEndpoint } from './endpoint.js'
 import { StreamChainError, StreamResponseError, StreamUnavailableError } from './errors.js'
+import type { StreamStart } from './stream-start.js'
 import type { Transaction } from './gen/aptos/transaction/v1/transaction_pb.js'
 import { appendThroughOutages, retryUnavailable, type BlockKey, type OutageOptions } from '../../ledger/ingest/outage.js'
 
@@ -49,6 +51,14 @@ export interface IngestStreamOptions {
   onRetry?: ((event: StreamRetry) => void) | undefined
   /** Riding out database outages (a lost connection, a restart, SQLITE_BUSY): backoff and logging, as the other writers. */
   outage?: OutageOptions | undefined
+  /**
+   * A call already made on the stream (`startStream`, whose first response gave the chain id a
+   * new ledger was created with): the ingest's first call when it asks for the version the
+   * ingest starts from, else ended; either way its client is the one the ingest calls on and
+   * closes, so no other connection is opened. `endpoint`, `apiKey`, `batchSize` and
+   * `flowControlWindow` are then the start's.
+   */
+  start?: StreamStart | undefined
   /** Test seams. */
   sleep?: Sleep | undefined
   random?: (() => number) | undefined
@@ -149,9 +159,10 @@ interface Tip {
  * @example await ingestFromStream({ endpoint: 'https://grpc.mainnet.aptoslabs.com:443', apiKey, store, toVersion: '3000000000' })
  */
 export async function ingestFromStream(options: IngestStreamOptions): Promise<IngestStreamSummary> {
-  const endpoint = parseStreamEndpoint(options.endpoint)
+  let start = options.start
+  const endpoint = start?.endpoint ?? parseStreamEndpoint(options.endpoint)
   const store = options.store
-  const batchSize = BigInt(bounded('batchSize', options.batchSize ?? 1000, 1, 1000))
+  const batchSize = start?.batchSize ?? BigInt(bounded('batchSize', options.batchSize ?? 1000, 1, 1000))
   const batchBlocks = bounded('batchBlocks', options.batchBlocks ?? 4096, 1, 1_000_000)
   const flowControlWindow = bounded('flowControlWindow', options.flowControlWindow ?? DEFAULT_FLOW_CONTROL_WINDOW, 65_535, 2 ** 31 - 1)
   const policy = resolveRetryPolicy(options.retry)
@@ -166,14 +177,19 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
   // The database may drop under a writer that is meant to keep going: reads and commits retry
   // while it is unreachable, and a lost commit is checked against the ledger before it is resent.
   const outage: OutageOptions = { ...options.outage, signal: controller.signal }
-  const stored = await retryUnavailable(() => store.ledgerInfo(), outage)
+  // A start handed in is ended here if the ingest stops before its loop, which ends it otherwise.
+  const stored = await retryUnavailable(() => store.ledgerInfo(), outage).catch((error: unknown) => {
+    start?.close()
+    throw error
+  })
   const ledgerChainId = options.chainId ?? stored?.chain_id ?? (store as { chainId?: number }).chainId
   let tip: Tip | null = stored === null ? null : { height: BigInt(stored.block_height), last: BigInt(stored.ledger_version) }
   if (tip !== null && options.startingVersion !== undefined && BigInt(options.startingVersion) > tip.last + 1n) {
+    start?.close()
     throw new InvalidConfigError('startingVersion', `${options.startingVersion} would leave a gap: the ledger ends at version ${tip.last}, so it continues from ${tip.last + 1n}`)
   }
   const summary = { appended: 0, transactions: 0, skipped: 0 }
-  const client = new StreamClient(endpoint, options.apiKey, flowControlWindow)
+  const client = start?.client ?? new StreamClient(endpoint, options.apiKey, flowControlWindow)
   // A store that takes checked blocks is handed what bulk ingest hands it: each transaction's
   // JSON text, written straight from the message, and the few fields its check reads; it then
   // neither builds nor serializes the node's transaction objects.
@@ -219,8 +235,12 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
       // the response's bytes (decode/wire-text.ts); another gets the node's objects.
       const request = { startingVersion: from, batchSize }
       const writer = appendChecked === undefined ? undefined : new TextWriter()
-      const call: TransactionsCall<{ chainId?: string | undefined; transactions: readonly StreamTransaction[] }> =
-        writer === undefined ? client.getTransactions(request) : client.getTransactions(request, (bytes) => decodeTextResponse(bytes, writer))
+      const decode = writer === undefined ? decodeTransactionsResponse : (bytes: Buffer) => decodeTextResponse(bytes, writer)
+      // The start's call is the first call when it asks for what this one would; else it is ended unread.
+      const made = start !== undefined && start.from === from ? start.call : undefined
+      if (made === undefined) start?.call.cancel()
+      start = undefined
+      const call: TransactionsCall<{ chainId?: string | undefined; transactions: readonly StreamTransaction[] }> = decodeCall<{ chainId?: string | undefined; transactions: readonly StreamTransaction[] }>(made ?? client.getRawTransactions(request), endpoint.url, decode)
       const cancel = () => call.cancel()
       controller.signal.addEventListener('abort', cancel, { once: true })
       const assembler: BlockAssembler<unknown, StreamTransaction> =
@@ -299,6 +319,7 @@ export async function ingestFromStream(options: IngestStreamOptions): Promise<In
       }
     }
   } finally {
+    start?.call.cancel()
     controller.abort()
     options.signal?.removeEventListener('abort', onAbort)
     client.close()

@@ -45,7 +45,7 @@ it('an ingest SIGKILLed mid-stream resumes to the same ledger as an uninterrupte
   const last = blocks.at(-1) as BlockJson
   let kill = () => {}
   let killed = false
-  // The ingest's call (after the chain-id probe) gets 20 of some 32 responses, the last one
+  // The ingest's first call (which also gives the new ledger its chain id) gets 20 of some 32 responses, the last one
   // ending inside a block, and then the stream ends; every later call is refused as
   // UNAVAILABLE, so the ingest commits what it has and retries, with a block left open, until
   // it is killed. (With HTTP/2's window of several responses, a kill timed on the server's
@@ -56,8 +56,8 @@ it('an ingest SIGKILLed mid-stream resumes to the same ledger as an uninterrupte
     chainId: 4,
     maxBatchSize: 40,
     fault: ({ call, response }) => {
-      if (killed || call < 1) return undefined
-      if (call === 1) return response === 20 ? { kind: 'end' } : undefined
+      if (killed) return undefined
+      if (call === 0) return response === 20 ? { kind: 'end' } : undefined
       return { kind: 'fail', status: grpc.status.UNAVAILABLE, details: 'held back until the kill' }
     },
   })
