@@ -6,8 +6,6 @@ import type { PgTarget } from './pg-target.js'
 
 export type { PgTarget }
 
-let driver: typeof pg | undefined
-
 /**
  * The `pg` driver, loaded on first use: it is an optional peer, so the engine installs without it.
  *
@@ -15,19 +13,18 @@ let driver: typeof pg | undefined
  * global (Node 20), it asks by building a fetch `Response`, which loads Node's whole fetch
  * implementation into a process that never fetches, on every replica's and writer's startup.
  * For that load only, a `navigator` whose `userAgent` is the one Node 21 and later define gives
- * the same answer (not a Worker) without it; the global is removed again at once.
+ * the same answer (not a Worker) without it; the global is removed again at once. Later calls
+ * get the module `require` already holds.
  */
 export function pgDriver(): typeof pg {
-  if (driver !== undefined) return driver
   const scope = globalThis as { navigator?: unknown }
   const lent = !('navigator' in scope)
   if (lent) Object.defineProperty(scope, 'navigator', { value: { userAgent: `Node.js/${process.versions.node.split('.')[0]}` }, configurable: true, writable: true })
   try {
-    driver = requirePeer<typeof pg>('pg', 'a PostgreSQL ledger')
+    return requirePeer<typeof pg>('pg', 'a PostgreSQL ledger')
   } finally {
     if (lent) delete scope.navigator
   }
-  return driver
 }
 
 /** True for a `postgres://` or `postgresql://` URL: what `--db` takes as a PostgreSQL ledger. */
