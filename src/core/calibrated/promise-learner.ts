@@ -121,14 +121,15 @@ export class PromiseLearner extends ExpertEnsemble {
       const ratio = Number(v) / this.chain.levelAt(j - k)
       ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
+    // the state after block j first: the samples above were filed under older blocks' states, and settling reads none
+    this.chain.push(req, j)
     for (let i = 0; i < this.promises.length; i++) {
       const x = this.kIndex[i] as number
       // the floor's record reads the samples the windows hold (from the point before any block on)
       if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= Number(this.floor))
       this.settle(i, j)
+      this.price(i, j)
     }
-    this.chain.push(req, j)
-    for (let i = 0; i < this.promises.length; i++) this.price(i, j)
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
     this.calmRun = this.calmRuns && this.calmStreak > this.maxK && this.settledAtFloor(j)
   }
@@ -298,8 +299,7 @@ export class PromiseLearner extends ExpertEnsemble {
    * Applies the calm blocks counted since the run's last applied block, as `observe` would have
    * one by one: each k's floor samples filed (marginal, calm state, scaled at today's going
    * rate), every promise's hits settled (levels, losses, outer offset, counts), in-flight quotes
-   * the floor, and the newest block priced. The chain state ring needs nothing: it already holds
-   * calm blocks at today's going rate for every slot the run would write.
+   * the floor, the run's blocks filed calm in the chain state ring, and the newest block priced.
    */
   private catchUp(): void {
     const n = this.pending
@@ -309,6 +309,7 @@ export class PromiseLearner extends ExpertEnsemble {
     const first = jEnd - n + 1
     const floor = this.floor
     const ratio = Number(floor) / this.chain.going
+    this.chain.pushCalm(first, n)
     for (let x = 0; x < this.ks.length; x++) {
       const k = this.ks[x] as number
       const seq = this.condSeq[x * STATES + CALM] as number
