@@ -281,7 +281,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
     const level = 1 - (alpha[best] as number) + d - forgiven
     this.servedLevel[i] = level
-    const calm = !rule && this.calmFloor(x, level)
+    // the calm floor's O(1) conditions first: a call that passes the level costs more than they do
+    const calm = !rule && this.chain.state === CALM && level <= 1 && this.calmFloor(x, level)
     this.floorRule[i] = short ? FLOOR_RULE : rule ? LONG_FLOOR : calm ? CALM_FLOOR : NO_FLOOR_RULE
     this.quoted[i] = rule || calm ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
   }
@@ -294,15 +295,14 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   /**
-   * The chain is calm and at least ⌈level·n⌉ of the n samples taken after a calm block (the
-   * largest window's, at least `CALM_FLOOR_SAMPLES` of them) were met by the floor: the calm
-   * state's own history says the floor keeps the promise at the served level, whichever expert
-   * is served. Only at a level ≤ 1: beyond it the learner is paying back misses and the window's
-   * maximum is what it serves. A calm block after a busy stretch is otherwise priced at the busy
+   * At least ⌈level·n⌉ of the n samples taken after a calm block (the largest window's, at least
+   * `CALM_FLOOR_SAMPLES` of them) were met by the floor: the calm state's own history says the
+   * floor keeps the promise at the served level, whichever expert is served. `price` asks only
+   * while the chain is calm and only at a level ≤ 1: beyond it the learner is paying back misses
+   * and the window's maximum is what it serves. A calm block after a busy stretch is otherwise priced at the busy
    * stretch's going rate by the scaled expert, paying a premium on blocks the floor gets into.
    */
   private calmFloor(x: number, level: number): boolean {
-    if (this.chain.state !== CALM || level > 1) return false
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[CALM] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
     return w.length >= CALM_FLOOR_SAMPLES && windowQuantile(w, level, this.floor) === this.floor
   }
