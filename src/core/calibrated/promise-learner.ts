@@ -1,6 +1,6 @@
 import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
-import type { U64 } from '../u64.js'
+import { u64ToNumber, type U64 } from '../u64.js'
 import type { MultisetWindow } from '../multiset-window.js'
 import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
@@ -105,8 +105,9 @@ export class PromiseLearner extends ExpertEnsemble {
       // m_k(j − k): what a quote made after block j − k needed; j − k = −1 is the point before any block (calm)
       const m = this.reqs.min(k)
       const v = cutoffPrice(m, this.floor)
+      const cut = u64ToNumber(v)
       this.minAt[x] = m
-      this.cutAt[x] = Number(v)
+      this.cutAt[x] = cut
       const s = this.chain.stateAt(j - k)
       const seq = (this.condSeq[x * STATES + s] as number) + 1
       this.condSeq[x * STATES + s] = seq
@@ -118,15 +119,16 @@ export class PromiseLearner extends ExpertEnsemble {
         ;(marginal[w] as OrderStatisticWindow).push(v, j, atFloor)
         ;(conditional[w] as OrderStatisticWindow).push(v, seq, atFloor)
       }
-      const ratio = Number(v) / this.chain.levelAt(j - k)
+      const ratio = cut / this.chain.levelAt(j - k)
       ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
     // the state after block j first: the samples above were filed under older blocks' states, and settling reads none
     this.chain.push(req, j)
+    const floor = u64ToNumber(this.floor)
     for (let i = 0; i < this.promises.length; i++) {
       const x = this.kIndex[i] as number
       // the floor's record reads the samples the windows hold (from the point before any block on)
-      if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= Number(this.floor))
+      if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= floor)
       this.settle(i, j)
       this.price(i, j)
     }
