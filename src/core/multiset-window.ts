@@ -99,6 +99,11 @@ export abstract class MultisetWindow implements OrderStatisticWindow {
       this.cursor = next + 1 === this.capacity ? 0 : next + 1
       return
     }
+    this.pushChanged(value, seq, flag)
+  }
+
+  /** `push` where the multiset may change; kept apart so that `push` is small enough for the compiler to inline at its callers. */
+  private pushChanged(value: U64, seq: number, flag: boolean): void {
     const b = typeof value === 'bigint' ? value : undefined
     const n = b === undefined ? (value as number) : Number(b)
     let slot = 0

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { U64_MAX, addU64, parseU64 } from '../../src/core/u64.js'
+import { U64_MAX, addU64, parseU64, u64ToNumber } from '../../src/core/u64.js'
 import { gasEstimateToJson, stringifyExact } from '../../src/core/wire.js'
 
 describe('parseU64', () => {
@@ -33,5 +33,12 @@ describe('wire', () => {
     const v = { a: [1, 'x', null, true], b: { c: 2.5 }, d: undefined }
     expect(stringifyExact(v)).toBe(JSON.stringify(v))
     expect(stringifyExact({ n: U64_MAX })).toBe('{"n":18446744073709551615}')
+  })
+})
+
+describe('u64ToNumber', () => {
+  it('is Number() of every u64: a number as it is, a bigint to its nearest double (2^64 − 1 to 2^64)', () => {
+    for (const v of [0, 100, 2 ** 53 - 1, 2n ** 53n + 1n, U64_MAX]) expect(u64ToNumber(v)).toBe(Number(v))
+    expect(u64ToNumber(U64_MAX)).toBe(2 ** 64)
   })
 })

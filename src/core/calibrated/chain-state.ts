@@ -1,4 +1,5 @@
 import { cutoffPrice, type Requirement } from '../requirement.js'
+import { ringSize } from '../ring-size.js'
 import type { U64 } from '../u64.js'
 import { createWindow } from '../window.js'
 import type { ChainState } from './promise-types.js'
@@ -44,8 +45,9 @@ export class ChainStateRing {
   /** The going rate after the newest block. */
   going: number
   private readonly floor: U64
-  private readonly span: number
-  /** states[t mod span], levels[t mod span]: after block t. */
+  /** Storage size − 1 (`ringSize(span)`: at least `span` slots, so a slot is a mask). */
+  private readonly mask: number
+  /** states[t & mask], levels[t & mask]: after block t. */
   private readonly states: Uint8Array
   private readonly levels: Float64Array
   private readonly recentFull = createWindow(LEVEL_BLOCKS)
@@ -54,10 +56,11 @@ export class ChainStateRing {
 
   constructor(floor: U64, span: number) {
     this.floor = floor
-    this.span = span
+    const size = ringSize(span)
+    this.mask = size - 1
     this.going = levelOf(floor)
-    this.states = new Uint8Array(span)
-    this.levels = new Float64Array(span).fill(this.going)
+    this.states = new Uint8Array(size)
+    this.levels = new Float64Array(size).fill(this.going)
   }
 
   /** Takes block j's requirement (0 when it was not full). O(log W). */
@@ -72,18 +75,32 @@ export class ChainStateRing {
       this.recentFull.push(c, this.fullSeq++, false)
       this.going = levelOf(this.recentFull.valueAt(this.recentFull.length >> 1))
     }
-    this.states[j % this.span] = this.state
-    this.levels[j % this.span] = this.going
+    this.states[j & this.mask] = this.state
+    this.levels[j & this.mask] = this.going
+  }
+
+  /**
+   * Files blocks `first` … `first + n − 1` as calm blocks that `push` was not given (a calm run,
+   * see `PromiseLearner.observe`): a calm block leaves the going rate as it is, so each is filed
+   * calm at today's rate, as `push` would have. O(min(n, span)).
+   */
+  pushCalm(first: number, n: number): void {
+    this.state = CALM
+    const from = Math.max(first, first + n - this.mask - 1)
+    for (let j = from; j < first + n; j++) {
+      this.states[j & this.mask] = CALM
+      this.levels[j & this.mask] = this.going
+    }
   }
 
   /** The state after block t (t within the last `span` blocks); calm before the first block (t < 0). */
   stateAt(t: number): ChainState {
-    return t < 0 ? CALM : (this.states[t % this.span] as ChainState)
+    return t < 0 ? CALM : (this.states[t & this.mask] as ChainState)
   }
 
   /** The going rate after block t (t within the last `span` blocks); the floor's before the first block. */
   levelAt(t: number): number {
-    return t < 0 ? levelOf(this.floor) : (this.levels[t % this.span] as number)
+    return t < 0 ? levelOf(this.floor) : (this.levels[t & this.mask] as number)
   }
 
   /** Forgets every block. */

@@ -72,14 +72,24 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   protected readonly rateAt: Float64Array[]
   protected readonly expertWindow: Int32Array
   protected readonly expertKind: Uint8Array
+  /** The grid's order (see the constructor): marginal experts [0, conditionedFrom), conditioned [conditionedFrom, scaledAt), the scaled expert last. */
+  private readonly conditionedFrom: number
+  private readonly scaledAt: number
   /** scaledWindows[x]: the k-block minima divided by the going rate when they were quoted (the largest window's length). */
   protected readonly scaledWindows: MultisetWindow[]
   /** The chain's state and going rate after each of the newest max(k) + 1 blocks. */
   protected readonly chain: ChainStateRing
-  /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks. */
+  /** Per promise and expert: α, discounted loss, and its quotes of the last k + 1 blocks (row t & slotMask[i], see `PromiseLedger`). */
   protected readonly alpha: Float64Array[]
   protected readonly loss: Float64Array[]
   protected readonly expertQuotes: U64[][][]
+  /**
+   * Per promise, expert e's terms of its ACI update fixed by (γ, k, q) at [4e, 4e + 4): the
+   * clamp's bounds −γ(k + 1) and 1 + γ(k + 1), and the step γ(1 − q − miss) of a hit and of a
+   * miss. Computed once as `settle` wrote them per outcome (the same doubles, so the same
+   * levels), in one array so that the loop reads one typed array for the four.
+   */
+  private readonly alphaTerms: Float64Array[]
   protected readonly offset: Float64Array
   protected readonly chosen: Int32Array
   /**
@@ -112,7 +122,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // the largest window's conditioned experts and the scaled ones move at the slowest rate only: a long memory read
     // at a fast-moving level adds a noisy contender to the loss comparison and little price
     for (const conditioned of [false, true]) for (let w = 0; w < this.windows.length; w++) for (const γ of this.learningRates) if (!conditioned || w < largest || γ === slowest) experts.push({ w, γ, conditioned, scaled: false })
-    // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity
+    // scaled experts read the largest window only: ratios to the going rate are steady, so a long memory of them costs little adaptivity;
+    // the grid's order (marginal, conditioned, then the one scaled expert) is what `price` walks
     experts.push({ w: largest, γ: slowest, conditioned: false, scaled: true })
     this.experts = Object.freeze(experts)
     this.chain = new ChainStateRing(options.floor, Math.max(1, ...this.ks) + 1)
@@ -124,10 +135,19 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.rateAt = this.ks.map((k) => Float64Array.from(experts, (e) => rateAtHorizon(e.γ, slowest, k)))
     this.expertWindow = Int32Array.from(experts, (e) => e.w)
     this.expertKind = Uint8Array.from(experts, (e) => (e.scaled ? SCALED : e.conditioned ? CONDITIONED : MARGINAL))
+    this.scaledAt = experts.length - 1
+    const firstConditioned = experts.findIndex((e) => e.conditioned)
+    this.conditionedFrom = firstConditioned < 0 ? this.scaledAt : firstConditioned
     this.scaledWindows = this.ks.map(() => createWindow(this.windows[this.windows.length - 1] as number))
     this.alpha = promises.map((p) => new Float64Array(experts.length).fill(1 - p.q))
     this.loss = promises.map(() => new Float64Array(experts.length))
-    this.expertQuotes = promises.map((p) => Array.from({ length: p.k + 1 }, () => new Array<U64>(experts.length).fill(options.floor)))
+    this.expertQuotes = promises.map((_, i) => Array.from({ length: (this.slotMask[i] as number) + 1 }, () => new Array<U64>(experts.length).fill(options.floor)))
+    this.alphaTerms = promises.map((p, i) => {
+      const rates = this.rateAt[this.kIndex[i] as number] as Float64Array
+      const terms = new Float64Array(4 * rates.length)
+      rates.forEach((γ, e) => terms.set([-(γ * (p.k + 1)), 1 + γ * (p.k + 1), γ * (1 - p.q - 0), γ * (1 - p.q - 1)], 4 * e))
+      return terms
+    })
     this.offset = new Float64Array(promises.length)
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
@@ -173,7 +193,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   protected settle(i: number, j: number): void {
-    const { k, q } = this.promises[i] as TierPromise
+    const k = this.horizon[i] as number
+    const q = this.probability[i] as number
     const t = j - k
     if (t < 0) return
     const x = this.kIndex[i] as number
@@ -181,15 +202,15 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const v = this.cutAt[x] as number
     const alpha = this.alpha[i] as Float64Array
     const loss = this.loss[i] as Float64Array
-    const quotes = (this.expertQuotes[i] as U64[][])[t % (k + 1)] as U64[]
+    const quotes = (this.expertQuotes[i] as U64[][])[t & (this.slotMask[i] as number)] as U64[]
     const λ = this.discount
-    const rates = this.rateAt[x] as Float64Array
-    for (let e = 0; e < rates.length; e++) {
+    const terms = this.alphaTerms[i] as Float64Array
+    // α ← min(1 + γ(k + 1), max(−γ(k + 1), α + γ(1 − q − miss))), its terms precomputed
+    for (let e = 0; e < alpha.length; e++) {
       const p = quotes[e] as U64
-      const miss = p >= m ? 0 : 1
-      const γ = rates[e] as number
-      const slack = γ * (k + 1)
-      alpha[e] = Math.min(1 + slack, Math.max(-slack, (alpha[e] as number) + γ * (1 - q - miss)))
+      const at = 4 * e
+      const step = p >= m ? (terms[at + 2] as number) : (terms[at + 3] as number)
+      alpha[e] = Math.min(terms[at + 1] as number, Math.max(terms[at] as number, (alpha[e] as number) + step))
       const d = v - Number(p)
       loss[e] = λ * (loss[e] as number) + (d > 0 ? q * d : (q - 1) * d)
     }
@@ -201,35 +222,26 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   protected price(i: number, j: number): void {
-    const k = (this.promises[i] as TierPromise).k
     const alpha = this.alpha[i] as Float64Array
     const loss = this.loss[i] as Float64Array
-    const quotes = (this.expertQuotes[i] as U64[][])[j % (k + 1)] as U64[]
+    const quotes = (this.expertQuotes[i] as U64[][])[j & (this.slotMask[i] as number)] as U64[]
     const x = this.kIndex[i] as number
     const marginal = this.marginal[x] as OrderStatisticWindow[]
     const conditional = (this.conditional[x] as OrderStatisticWindow[][])[this.chain.state] as OrderStatisticWindow[]
     const windows = this.expertWindow
-    const kinds = this.expertKind
     const floor = this.floor
     let best = 0
     let bestLoss = loss[0] as number
     // the window the best unscaled expert read (expert 0 is marginal), so its served quantile is read without looking it up again
     let bestWindow = marginal[windows[0] as number] as OrderStatisticWindow
-    let bestScaled = -1
     let hot = false
-    for (let e = 0; e < windows.length; e++) {
+    const scaled = this.scaledAt
+    const conditioned = this.conditionedFrom
+    // the unscaled experts, in the grid's order: marginal ones read every recent sample, conditioned ones the current state's (every sample while it has none)
+    for (let e = 0; e < scaled; e++) {
       const wi = windows[e] as number
-      const kind = kinds[e] as number
-      const l = loss[e] as number
-      if (kind === SCALED) {
-        const p = scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, 1 - (alpha[e] as number), this.chain.going, marginal[wi] as OrderStatisticWindow, floor)
-        quotes[e] = p
-        if (p !== floor) hot = true
-        if (bestScaled < 0 || l < (loss[bestScaled] as number)) bestScaled = e
-        continue
-      }
       let w = marginal[wi] as OrderStatisticWindow
-      if (kind === CONDITIONED) {
+      if (e >= conditioned) {
         const c = conditional[wi] as OrderStatisticWindow
         if (c.length > 0) w = c
       }
@@ -239,14 +251,19 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       const p = need <= 0 ? floor : w.valueAt((need < n ? need : n) - 1)
       quotes[e] = p
       if (p !== floor) hot = true
+      const l = loss[e] as number
       if (l < bestLoss) {
         best = e
         bestLoss = l
         bestWindow = w
       }
     }
-    const scaledWins = bestScaled >= 0 && (loss[bestScaled] as number) < (1 - SCALED_MARGIN) * bestLoss
-    if (scaledWins) best = bestScaled
+    // the one scaled expert, last in the grid; served only when its loss beats the best unscaled one's by SCALED_MARGIN
+    const sp = scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, 1 - (alpha[scaled] as number), this.chain.going, marginal[windows[scaled] as number] as OrderStatisticWindow, floor)
+    quotes[scaled] = sp
+    if (sp !== floor) hot = true
+    const scaledWins = (loss[scaled] as number) < (1 - SCALED_MARGIN) * bestLoss
+    if (scaledWins) best = scaled
     if (hot) this.lastHot[i] = j
     this.chosen[i] = best
     const d = this.offset[i] as number
@@ -264,7 +281,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
     const level = 1 - (alpha[best] as number) + d - forgiven
     this.servedLevel[i] = level
-    const calm = !rule && this.calmFloor(x, level)
+    // the calm floor's O(1) conditions first: a call that passes the level costs more than they do
+    const calm = !rule && this.chain.state === CALM && level <= 1 && this.calmFloor(x, level)
     this.floorRule[i] = short ? FLOOR_RULE : rule ? LONG_FLOOR : calm ? CALM_FLOOR : NO_FLOOR_RULE
     this.quoted[i] = rule || calm ? floor : scaledWins ? this.expertPrice(i, best, level) : windowQuantile(bestWindow, level, floor)
   }
@@ -277,15 +295,14 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   /**
-   * The chain is calm and at least ⌈level·n⌉ of the n samples taken after a calm block (the
-   * largest window's, at least `CALM_FLOOR_SAMPLES` of them) were met by the floor: the calm
-   * state's own history says the floor keeps the promise at the served level, whichever expert
-   * is served. Only at a level ≤ 1: beyond it the learner is paying back misses and the window's
-   * maximum is what it serves. A calm block after a busy stretch is otherwise priced at the busy
+   * At least ⌈level·n⌉ of the n samples taken after a calm block (the largest window's, at least
+   * `CALM_FLOOR_SAMPLES` of them) were met by the floor: the calm state's own history says the
+   * floor keeps the promise at the served level, whichever expert is served. `price` asks only
+   * while the chain is calm and only at a level ≤ 1: beyond it the learner is paying back misses
+   * and the window's maximum is what it serves. A calm block after a busy stretch is otherwise priced at the busy
    * stretch's going rate by the scaled expert, paying a premium on blocks the floor gets into.
    */
   private calmFloor(x: number, level: number): boolean {
-    if (this.chain.state !== CALM || level > 1) return false
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[CALM] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
     return w.length >= CALM_FLOOR_SAMPLES && windowQuantile(w, level, this.floor) === this.floor
   }
@@ -293,8 +310,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */
   protected floorKeeps(i: number): boolean {
     const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
-    const { k, q } = this.promises[i] as TierPromise
-    return floorKeeps(w, q, k)
+    return floorKeeps(w, this.probability[i] as number, this.horizon[i] as number)
   }
 
   /** Expert e of promise i's price at `level`: its window's quantile, or for a scaled expert the going rate times its ratios' quantile. */

@@ -21,6 +21,12 @@ export const LONG_GATE = 90
  */
 export const LONG_GATE_Q = 0.9
 
+/** The long allowance of a promise whose cap is `cap` and whose floor's deficit was at its lowest `lowest` (see `FloorLedger.allowance`). */
+function longAllowance(cap: number, lowest: number): number {
+  const banked = LONG_BANK_SHARE * -lowest
+  return banked < cap ? banked : cap
+}
+
 /**
  * Samples per batch of the batch-means variance of the floor's hits: long enough that the
  * batches of a chain whose busy and calm stretches last tens of blocks are nearly independent, so
@@ -65,6 +71,8 @@ export class FloorLedger {
   private readonly caps: Float64Array
   private readonly deficits: Float64Array
   private readonly lowest: Float64Array
+  /** Per promise: `allowance(i)`, updated where `lowest` moves, so that the pricing of every block reads it in one load. */
+  private readonly allowances: Float64Array
   private readonly seen: Float64Array
   /** Per promise: samples and floor hits in the open batch; closed batches, Σ of their hit shares and of their squares. */
   private readonly inBatch: Int32Array
@@ -82,6 +90,7 @@ export class FloorLedger {
     })
     this.deficits = new Float64Array(n)
     this.lowest = new Float64Array(n)
+    this.allowances = Float64Array.from(this.caps, (cap) => longAllowance(cap, 0))
     this.seen = new Float64Array(n)
     this.inBatch = new Int32Array(n)
     this.batchHits = new Int32Array(n)
@@ -96,7 +105,10 @@ export class FloorLedger {
     if (!met) deficit += 1
     else if (deficit < -LONG_BANK) deficit = -LONG_BANK
     this.deficits[i] = deficit
-    if (deficit < (this.lowest[i] as number)) this.lowest[i] = deficit
+    if (deficit < (this.lowest[i] as number)) {
+      this.lowest[i] = deficit
+      this.allowances[i] = longAllowance(this.caps[i] as number, deficit)
+    }
     this.seen[i] = (this.seen[i] as number) + 1
     const hits = (this.batchHits[i] as number) + (met ? 1 : 0)
     const inBatch = (this.inBatch[i] as number) + 1
@@ -141,14 +153,13 @@ export class FloorLedger {
 
   /** The long rule's allowance for promise i, in outcomes (see `LONG_GATE`, `LONG_GATE_Q`, `LONG_BANK_SHARE`). */
   allowance(i: number): number {
-    const cap = this.caps[i] as number
-    const banked = LONG_BANK_SHARE * -(this.lowest[i] as number)
-    return banked < cap ? banked : cap
+    return this.allowances[i] as number
   }
 
   /** Forgets every sample. */
   clear(): void {
     for (const a of [this.deficits, this.lowest, this.seen, this.batches, this.shareSum, this.shareSumSq]) a.fill(0)
+    this.caps.forEach((cap, i) => (this.allowances[i] = longAllowance(cap, 0)))
     this.inBatch.fill(0)
     this.batchHits.fill(0)
   }

@@ -1,6 +1,6 @@
 import type { TierPromise } from './calibrated-config.js'
 import { cutoffPrice, type Requirement } from '../requirement.js'
-import type { U64 } from '../u64.js'
+import { u64ToNumber, type U64 } from '../u64.js'
 import type { MultisetWindow } from '../multiset-window.js'
 import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
@@ -105,8 +105,9 @@ export class PromiseLearner extends ExpertEnsemble {
       // m_k(j − k): what a quote made after block j − k needed; j − k = −1 is the point before any block (calm)
       const m = this.reqs.min(k)
       const v = cutoffPrice(m, this.floor)
+      const cut = u64ToNumber(v)
       this.minAt[x] = m
-      this.cutAt[x] = Number(v)
+      this.cutAt[x] = cut
       const s = this.chain.stateAt(j - k)
       const seq = (this.condSeq[x * STATES + s] as number) + 1
       this.condSeq[x * STATES + s] = seq
@@ -118,17 +119,19 @@ export class PromiseLearner extends ExpertEnsemble {
         ;(marginal[w] as OrderStatisticWindow).push(v, j, atFloor)
         ;(conditional[w] as OrderStatisticWindow).push(v, seq, atFloor)
       }
-      const ratio = Number(v) / this.chain.levelAt(j - k)
+      const ratio = cut / this.chain.levelAt(j - k)
       ;(this.scaledWindows[x] as OrderStatisticWindow).push(ratio, j, atFloor)
     }
+    // the state after block j first: the samples above were filed under older blocks' states, and settling reads none
+    this.chain.push(req, j)
+    const floor = u64ToNumber(this.floor)
     for (let i = 0; i < this.promises.length; i++) {
       const x = this.kIndex[i] as number
       // the floor's record reads the samples the windows hold (from the point before any block on)
-      if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= Number(this.floor))
+      if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= floor)
       this.settle(i, j)
+      this.price(i, j)
     }
-    this.chain.push(req, j)
-    for (let i = 0; i < this.promises.length; i++) this.price(i, j)
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
     this.calmRun = this.calmRuns && this.calmStreak > this.maxK && this.settledAtFloor(j)
   }
@@ -298,8 +301,7 @@ export class PromiseLearner extends ExpertEnsemble {
    * Applies the calm blocks counted since the run's last applied block, as `observe` would have
    * one by one: each k's floor samples filed (marginal, calm state, scaled at today's going
    * rate), every promise's hits settled (levels, losses, outer offset, counts), in-flight quotes
-   * the floor, and the newest block priced. The chain state ring needs nothing: it already holds
-   * calm blocks at today's going rate for every slot the run would write.
+   * the floor, the run's blocks filed calm in the chain state ring, and the newest block priced.
    */
   private catchUp(): void {
     const n = this.pending
@@ -309,6 +311,7 @@ export class PromiseLearner extends ExpertEnsemble {
     const first = jEnd - n + 1
     const floor = this.floor
     const ratio = Number(floor) / this.chain.going
+    this.chain.pushCalm(first, n)
     for (let x = 0; x < this.ks.length; x++) {
       const k = this.ks[x] as number
       const seq = this.condSeq[x * STATES + CALM] as number

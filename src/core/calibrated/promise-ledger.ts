@@ -1,5 +1,6 @@
 import type { TierPromise } from './calibrated-config.js'
 import type { Requirement } from '../requirement.js'
+import { ringSize } from '../ring-size.js'
 import { SuffixMin } from '../suffix-min.js'
 import type { U64 } from '../u64.js'
 
@@ -27,13 +28,17 @@ export interface Coverage {
 export abstract class PromiseLedger {
   readonly promises: readonly TierPromise[]
   readonly floor: U64
+  /** Each promise's k and q as typed arrays: the hot paths read these, since an element of the frozen `promises` is a generic load. */
+  protected readonly horizon: Int32Array
+  protected readonly probability: Float64Array
   /** The distinct horizons, ascending, and each promise's index into them. */
   protected readonly ks: readonly number[]
   protected readonly kIndex: readonly number[]
   /** The newest max(k) requirements, for the k-block minima. */
   protected readonly reqs: SuffixMin<Requirement>
-  /** served[i][t mod (k_i + 1)]: the price served for promise i after block t. */
+  /** served[i][t & slotMask[i]]: the price served for promise i after block t (a ring of at least k_i + 1 slots, `ringSize`). */
   private readonly served: U64[][]
+  protected readonly slotMask: Int32Array
   protected blocks = 0
   private readonly evaluated: Float64Array
   private readonly included: Float64Array
@@ -43,10 +48,13 @@ export abstract class PromiseLedger {
   constructor(promises: readonly TierPromise[], floor: U64) {
     this.promises = Object.freeze(promises.map((p) => Object.freeze({ ...p })))
     this.floor = floor
+    this.horizon = Int32Array.from(promises, (p) => p.k)
+    this.probability = Float64Array.from(promises, (p) => p.q)
     this.ks = [...new Set(promises.map((p) => p.k))].sort((a, b) => a - b)
     this.kIndex = promises.map((p) => this.ks.indexOf(p.k))
     this.reqs = new SuffixMin<Requirement>(Math.max(1, ...this.ks))
-    this.served = promises.map((p) => new Array<U64>(p.k + 1).fill(floor))
+    this.slotMask = Int32Array.from(promises, (p) => ringSize(p.k + 1) - 1)
+    this.served = promises.map((p) => new Array<U64>(ringSize(p.k + 1)).fill(floor))
     this.evaluated = new Float64Array(promises.length)
     this.included = new Float64Array(promises.length)
     this.forgivenMisses = new Float64Array(promises.length)
@@ -60,13 +68,12 @@ export abstract class PromiseLedger {
 
   /** Records the price served for promise i after the newest block (scored k blocks later). */
   serve(i: number, price: U64): void {
-    const k = (this.promises[i] as TierPromise).k
-    ;(this.served[i] as U64[])[(this.blocks - 1) % (k + 1)] = price
+    ;(this.served[i] as U64[])[(this.blocks - 1) & (this.slotMask[i] as number)] = price
   }
 
   /** The price served for promise i after block t (t within the last k_i + 1 blocks). */
   protected servedAt(i: number, t: number): U64 {
-    return (this.served[i] as U64[])[t % ((this.promises[i] as TierPromise).k + 1)] as U64
+    return (this.served[i] as U64[])[t & (this.slotMask[i] as number)] as U64
   }
 
   /** Takes the next block's requirement; returns its index j (0 for the first block). */
