@@ -10,9 +10,8 @@
  *   npx tsx bench/ingest-postgres.ts [--rounds 3] [--quick]   (--quick: the sample chain, one round)
  */
 import { statSync } from 'node:fs'
-import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
 import { ingestBatches } from './ingest-batches.js'
-import { bare, bigChain, builtCli, groupFlags, SAMPLE, timed } from './processes.js'
+import { bare, bigChain, builtCli, groupFlags, postgresOrSkip, SAMPLE, timed } from './processes.js'
 import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
 
 const { rounds, quick } = groupFlags(3)
@@ -23,15 +22,7 @@ const group = startGroup(
   'cold',
   rounds,
 )
-let pgs: TestPostgres
-try {
-  pgs = await startTestPostgres()
-} catch (error) {
-  const reason = `no PostgreSQL: DATABASE_URL is not set and the embedded server did not start (${(error as Error).message.split('\n')[0]})`
-  console.error(`  ingest-postgres skipped: ${reason}`)
-  console.error(`wrote ${writeResult(group.finish([], reason))}`)
-  process.exit(0)
-}
+const pgs = await postgresOrSkip(group, 'ingest-postgres')
 try {
   const cli = builtCli()
   const file = quick ? SAMPLE : bigChain()

@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
+import { writeResult, type GroupResult } from './results.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const SAMPLE = join(ROOT, 'data', 'chain.jsonl')
@@ -240,4 +242,20 @@ export async function saveBodies(url: string, paths: readonly string[], file: st
   for (const p of new Set(paths)) bodies[p] = (await getBody(url + p)).toString('utf8')
   mkdirSync(SCRATCH, { recursive: true })
   writeFileSync(file, JSON.stringify(bodies))
+}
+
+/**
+ * The tests' PostgreSQL server (`DATABASE_URL`'s, else the embedded one) for a group that needs
+ * one. When neither starts, the group is written as skipped, with the reason, and the process
+ * ends: a group without its server measures nothing, and the other groups still run.
+ */
+export async function postgresOrSkip(group: { finish(rows: [], skipped: string): GroupResult }, name: string): Promise<TestPostgres> {
+  try {
+    return await startTestPostgres()
+  } catch (error) {
+    const reason = `no PostgreSQL: DATABASE_URL is not set and the embedded server did not start (${(error as Error).message.split('\n')[0]})`
+    console.error(`  ${name} skipped: ${reason}`)
+    console.error(`wrote ${writeResult(group.finish([], reason))}`)
+    process.exit(0)
+  }
 }

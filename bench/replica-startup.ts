@@ -13,9 +13,8 @@
  *   npx tsx bench/replica-startup.ts [--rounds 5] [--quick]   (--quick: the sample chain, one round)
  */
 import { statSync } from 'node:fs'
-import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
 import { DEFAULT_CALIBRATED_CONFIG } from '../src/core/calibrated/calibrated-config.js'
-import { bare, bigChain, builtCli, freePort, groupFlags, SAMPLE, startServer, stopServer, timed } from './processes.js'
+import { bare, bigChain, builtCli, freePort, groupFlags, postgresOrSkip, SAMPLE, startServer, stopServer, timed } from './processes.js'
 import { baseline, spread, startGroup, writeResult, type Row } from './results.js'
 
 const { rounds, quick } = groupFlags(5)
@@ -27,15 +26,7 @@ const group = startGroup(
   'cold',
   rounds,
 )
-let pgs: TestPostgres
-try {
-  pgs = await startTestPostgres()
-} catch (error) {
-  const reason = `no PostgreSQL: DATABASE_URL is not set and the embedded server did not start (${(error as Error).message.split('\n')[0]})`
-  console.error(`  replica-startup skipped: ${reason}`)
-  console.error(`wrote ${writeResult(group.finish([], reason))}`)
-  process.exit(0)
-}
+const pgs = await postgresOrSkip(group, 'replica-startup')
 try {
   const cli = builtCli()
   const file = quick ? SAMPLE : bigChain()
