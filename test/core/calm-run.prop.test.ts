@@ -81,6 +81,23 @@ function readAll(l: PromiseLearner, i: number): unknown {
   }
 }
 
+/**
+ * Feeds `reqs` to a learner with calm runs and to one without, each serving its own quotes, and
+ * expects the two to read alike on every promise; returns both, the one with calm runs first.
+ */
+function fedAlike(reqs: readonly number[]): [PromiseLearner, PromiseLearner] {
+  const fast = new PromiseLearner(PROMISES, { floor: 100 })
+  const slow = new PromiseLearner(PROMISES, { floor: 100, calmRuns: false })
+  for (const req of reqs) {
+    for (const l of [fast, slow]) {
+      l.observe(req)
+      l.promises.forEach((_, i) => l.serve(i, l.quote(i)))
+    }
+  }
+  for (let i = 0; i < PROMISES.length; i++) expect(readAll(fast, i)).toEqual(readAll(slow, i))
+  return [fast, slow]
+}
+
 describe('PromiseLearner calm runs', () => {
   it('counting calm blocks and applying them later gives exactly the answers of applying every block at once, whenever they are read', () => {
     fc.assert(
@@ -119,30 +136,12 @@ describe('PromiseLearner calm runs', () => {
     // busy blocks whose cutoff is the floor leave every quote at the floor, so a run starts 11 calm blocks later while the ring's
     // other slots still hold busy states; the samples settled after the run must be filed under the calm state all the same
     for (const calm of [11, 12, 13, 14, 15, 16, 20]) {
-      const reqs = [...new Array(3000).fill(0), ...new Array(5).fill(60), ...new Array(calm).fill(0), 900, 0, 0, 0]
-      const fast = new PromiseLearner(PROMISES, { floor: 100 })
-      const slow = new PromiseLearner(PROMISES, { floor: 100, calmRuns: false })
-      for (const req of reqs) {
-        for (const l of [fast, slow]) {
-          l.observe(req)
-          l.promises.forEach((_, i) => l.serve(i, l.quote(i)))
-        }
-      }
-      for (let i = 0; i < PROMISES.length; i++) expect(readAll(fast, i)).toEqual(readAll(slow, i))
+      fedAlike([...new Array(3000).fill(0), ...new Array(5).fill(60), ...new Array(calm).fill(0), 900, 0, 0, 0])
     }
   })
 
   it('a long calm run is applied exactly after the windows have turned over, and clear() forgets a pending run', () => {
-    const reqs = [...Array.from({ length: 300 }, (_, j) => (j % 3 === 0 ? 400 + j : 0)), ...new Array(5000).fill(0), 900, 0, 0]
-    const fast = new PromiseLearner(PROMISES, { floor: 100 })
-    const slow = new PromiseLearner(PROMISES, { floor: 100, calmRuns: false })
-    for (const req of reqs) {
-      for (const l of [fast, slow]) {
-        l.observe(req)
-        l.promises.forEach((_, i) => l.serve(i, l.quote(i)))
-      }
-    }
-    for (let i = 0; i < PROMISES.length; i++) expect(readAll(fast, i)).toEqual(readAll(slow, i))
+    const [fast, slow] = fedAlike([...Array.from({ length: 300 }, (_, j) => (j % 3 === 0 ? 400 + j : 0)), ...new Array(5000).fill(0), 900, 0, 0])
     for (let j = 0; j < 2000; j++) {
       fast.observe(0)
       fast.promises.forEach((_, i) => fast.serve(i, fast.quote(i)))
