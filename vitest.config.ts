@@ -55,6 +55,11 @@ export const INTEGRATION_TESTS = [
   // `ledger-gas follow` run under tsx as a process and sent SIGINT, the twin of the SIGTERM test
   // above; the follow command itself is tested in-process in follow-command.test.ts.
   'test/follow/follow-process.test.ts',
+  // The pg driver loaded in a fresh tsx process, and the calibrated learner's calm runs checked
+  // against every block applied at once over thousands of blocks (the longest file left, about
+  // 6 s of a worker): with them, a fresh clone's `npm test` took 83–90 s on 2 cores.
+  'test/ledger/pg-driver.test.ts',
+  'test/core/calm-run.prop.test.ts',
 ]
 
 export default defineConfig(({ mode }) => ({
