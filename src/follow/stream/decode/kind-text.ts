@@ -1,4 +1,3 @@
-import { shortAddress } from '../convert/hex.js'
 import { other } from './move.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import { signatureText1 } from './signature-text.js'
@@ -28,6 +27,7 @@ const PROPOSER = ascii('],"proposer":')
 const FAILED = ascii(',"failed_proposer_indices":[')
 const METADATA_END = ascii('","type":"block_metadata_transaction"}')
 const QUOTE = ascii('"')
+const EMPTY = ascii('""')
 const COMMA = ascii(',')
 const CLOSE = ascii(']')
 
@@ -61,7 +61,8 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
     else other(r, tag, p.dataEnd, 0b110)
   }
   if (request < 0) return undefined
-  let sender = ''
+  let sender = -1
+  let senderEnd = -1
   let sequence = '0'
   let maxGas = '0'
   let gasPrice = '0'
@@ -76,7 +77,8 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
     const tag = r.tag(requestEnd)
     switch (tag) {
       case (1 << 3) | 2:
-        sender = r.string(requestEnd)
+        sender = r.skipString(requestEnd)
+        senderEnd = r.pos
         break
       case (2 << 3) | 0:
         sequence = r.uint64String(requestEnd)
@@ -109,9 +111,9 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
         other(r, tag, requestEnd, 0b11111110)
     }
   }
-  const short = shortAddress(sender)
   w.lit(SENDER)
-  w.quoted(short)
+  const short = sender < 0 ? '' : w.addressText(r, sender, senderEnd)
+  if (sender < 0) w.lit(EMPTY)
   w.lit(SEQUENCE)
   w.ascii(sequence)
   w.lit(MAX_GAS)
@@ -144,12 +146,14 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
 
 /** A block-metadata transaction's members after `changes`; its block id. */
 export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
-  let id = ''
+  let id = -1
+  let idEnd = -1
   let round = '0'
   const events: Ranges = []
   let bitvec = p.data
   let bitvecEnd = p.data
-  let proposer = ''
+  let proposer = -1
+  let proposerEnd = -1
   const failed: number[] = []
   const end = p.dataEnd
   r.pos = p.data
@@ -157,7 +161,8 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
     const tag = r.tag(end)
     switch (tag) {
       case (1 << 3) | 2:
-        id = r.string(end)
+        id = r.skipString(end)
+        idEnd = r.pos
         break
       case (2 << 3) | 0:
         round = r.uint64String(end)
@@ -171,7 +176,8 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
         r.pos = bitvecEnd
         break
       case (5 << 3) | 2:
-        proposer = r.string(end)
+        proposer = r.skipString(end)
+        proposerEnd = r.pos
         break
       case (6 << 3) | 0:
       case (6 << 3) | 2:
@@ -182,7 +188,8 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
     }
   }
   w.lit(ID)
-  w.quoted(id)
+  const blockId = id < 0 ? '' : w.stringText(r, id, idEnd)
+  if (id < 0) w.lit(EMPTY)
   w.lit(EPOCH)
   w.ascii(p.epoch)
   w.lit(ROUND)
@@ -197,7 +204,8 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
     w.ascii(String(src[i]))
   }
   w.lit(PROPOSER)
-  w.quoted(shortAddress(proposer))
+  if (proposer < 0) w.lit(EMPTY)
+  else w.address(r, proposer, proposerEnd)
   w.lit(FAILED)
   for (let i = 0; i < failed.length; i++) {
     if (i > 0) w.lit(COMMA)
@@ -207,12 +215,45 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
   w.lit(TIMESTAMP)
   w.ascii(p.micros)
   w.lit(METADATA_END)
-  return id
+  return blockId
+}
+
+const GAS_LIMIT = ascii('{"block_gas_limit_reached":')
+const OUTPUT_LIMIT = ascii(',"block_output_limit_reached":')
+const GAS_UNITS = ascii(',"block_effective_block_gas_units":')
+const OUTPUT_SIZE = ascii(',"block_approx_output_size":')
+const TRUE = ascii('true')
+const FALSE = ascii('false')
+const CLOSE_OBJECT = ascii('}')
+
+/** `JSON.stringify(info)` of an `endInfo` answer, member by member (a number's JSON is its `String`). */
+export function endInfoText(info: BlockEndInfoJson | null, w: TextWriter): void {
+  if (info === null) {
+    w.lit(NULL)
+    return
+  }
+  w.lit(GAS_LIMIT)
+  w.lit(info.block_gas_limit_reached ? TRUE : FALSE)
+  w.lit(OUTPUT_LIMIT)
+  w.lit(info.block_output_limit_reached ? TRUE : FALSE)
+  w.lit(GAS_UNITS)
+  w.ascii(String(info.block_effective_block_gas_units))
+  w.lit(OUTPUT_SIZE)
+  w.ascii(String(info.block_approx_output_size))
+  w.lit(CLOSE_OBJECT)
+}
+
+/** The node's `block_end_info` (OpenAPI `BlockEndInfo`), as `endInfo` builds it. */
+export interface BlockEndInfoJson {
+  block_gas_limit_reached: boolean
+  block_output_limit_reached: boolean
+  block_effective_block_gas_units: number
+  block_approx_output_size: number
 }
 
 /** The epilogue's `block_end_info` as the node's JSON (`null` when absent); false when it is sent twice (merged). */
-export function endInfo(r: WireReader, at: number, end: number): Record<string, unknown> | null | false {
-  let info: Record<string, unknown> | null = null
+export function endInfo(r: WireReader, at: number, end: number): BlockEndInfoJson | null | false {
+  let info: BlockEndInfoJson | null = null
   r.pos = at
   while (r.pos < end) {
     const tag = r.tag(end)

@@ -8,8 +8,11 @@ const MAX_DEPTH = 64
 /** Objects with more keys than this go through `jsonText` (the repeat check is quadratic). */
 const MAX_KEYS = 64
 
-/** The two lower-case hex digits of each byte value, at 2·b and 2·b + 1. */
-const HEX = Buffer.from(Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0')).join(''), 'latin1')
+/** The two lower-case hex digits of each byte value as one little-endian 16-bit unit: written two bytes at a time. */
+const HEX = Uint16Array.from({ length: 256 }, (_, b) => {
+  const digits = b.toString(16).padStart(2, '0')
+  return digits.charCodeAt(0) | (digits.charCodeAt(1) << 8)
+})
 
 /** `text` as bytes, for the constant pieces of the node's JSON (all ASCII). */
 export function ascii(text: string): Uint8Array {
@@ -25,6 +28,8 @@ export function ascii(text: string): Uint8Array {
  */
 export class TextWriter {
   buf: Buffer
+  /** `buf` as a DataView, for the stores wider than a byte. */
+  #view: DataView
   pos = 0
   /** Where the text being written starts in `buf`. */
   #start = 0
@@ -33,6 +38,7 @@ export class TextWriter {
   constructor(chunkBytes = 1 << 20) {
     this.#chunkBytes = chunkBytes
     this.buf = Buffer.allocUnsafe(chunkBytes)
+    this.#view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength)
   }
 
   /** Makes room for `n` more bytes. */
@@ -42,6 +48,7 @@ export class TextWriter {
     const next = Buffer.allocUnsafe(Math.max(this.#chunkBytes, 2 * (held + n)))
     this.buf.copy(next, 0, this.#start, this.pos)
     this.buf = next
+    this.#view = new DataView(next.buffer, next.byteOffset, next.byteLength)
     this.#start = 0
     this.pos = held
   }
@@ -74,6 +81,12 @@ export class TextWriter {
     this.room(n)
     const buf = this.buf
     let p = this.pos
+    // A long piece costs less as one native copy; a short one copied here costs less than the call.
+    if (n > 16) {
+      buf.set(bytes, p)
+      this.pos = p + n
+      return
+    }
     for (let i = 0; i < n; i++) buf[p++] = bytes[i] as number
     this.pos = p
   }
@@ -115,13 +128,19 @@ export class TextWriter {
     this.room(4 + 2 * (stop - start))
     const buf = this.buf
     let p = this.pos
+    const view = this.#view
     buf[p++] = 34
     buf[p++] = 48
     buf[p++] = 120
-    for (let i = start; i < stop; i++) {
-      const b = (src[i] as number) << 1
-      buf[p++] = HEX[b] as number
-      buf[p++] = HEX[b + 1] as number
+    // Two bytes' four digits in one store: hashes and keys are most of the text.
+    let i = start
+    for (; i + 1 < stop; i += 2) {
+      view.setUint32(p, (HEX[src[i] as number] as number) | ((HEX[src[i + 1] as number] as number) << 16), true)
+      p += 4
+    }
+    if (i < stop) {
+      view.setUint16(p, HEX[src[i] as number] as number, true)
+      p += 2
     }
     buf[p++] = 34
     this.pos = p
@@ -129,18 +148,16 @@ export class TextWriter {
 
   /** A proto string field (its bytes `r.input[start, stop)`) as `JSON.stringify` writes it. */
   string(r: WireReader, start: number, stop: number): void {
-    const src = r.input
-    for (let i = start; i < stop; i++) {
-      const c = src[i] as number
-      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
-        this.utf8(JSON.stringify(r.text(start, stop)))
-        return
-      }
-    }
-    this.room(stop - start + 2)
-    this.buf[this.pos++] = 34
-    this.copy(src, start, stop)
-    this.buf[this.pos++] = 34
+    if (this.#plainField(r.input, start, start, stop) < 0) this.utf8(JSON.stringify(r.text(start, stop)))
+  }
+
+  /** `string`, returning the field's text: taken from the bytes just written (one flat copy) when they needed no escaping. */
+  stringText(r: WireReader, start: number, stop: number): string {
+    const at = this.#plainField(r.input, start, start, stop)
+    if (at >= 0) return this.buf.toString('latin1', at, this.pos - 1)
+    const text = r.text(start, stop)
+    this.utf8(JSON.stringify(text))
+    return text
   }
 
   /**
@@ -149,25 +166,61 @@ export class TextWriter {
    * string made, when they need no escaping; through `shortAddress` otherwise.
    */
   address(r: WireReader, start: number, stop: number): void {
+    if (this.#plainField(r.input, start, stop, stop) < 0) this.quoted(shortAddress(r.text(start, stop)))
+  }
+
+  /** `address`, returning `shortAddress(text)`, taken from the bytes just written when they needed no escaping. */
+  addressText(r: WireReader, start: number, stop: number): string {
+    const at = this.#plainField(r.input, start, stop, stop)
+    if (at >= 0) return this.buf.toString('latin1', at, this.pos - 1)
+    const short = shortAddress(r.text(start, stop))
+    this.quoted(short)
+    return short
+  }
+
+  /**
+   * `JSON.stringify(id)` of an entry function id `0x…::module::name` (a proto string field, its
+   * bytes `r.input[start, stop)`) with its address written as `shortAddress` writes it, and that
+   * id, as `address` and `addressText` do.
+   */
+  functionText(r: WireReader, start: number, stop: number): string {
     const src = r.input
+    let cut = start
+    while (cut < stop - 1 && !(src[cut] === 58 && src[cut + 1] === 58)) cut++
+    if (cut >= stop - 1) cut = stop
+    const at = this.#plainField(src, start, cut, stop)
+    if (at >= 0) return this.buf.toString('latin1', at, this.pos - 1)
+    const id = r.text(start, stop)
+    const i = id.indexOf('::')
+    const fn = i < 0 ? shortAddress(id) : `${shortAddress(id.slice(0, i))}${id.slice(i)}`
+    this.quoted(fn)
+    return fn
+  }
+
+  /**
+   * `"…"` of `src[start, stop)` when every byte is printable ASCII other than `"` and `\` (as
+   * `JSON.stringify` leaves them), with `src[start, cut)` written as `shortAddress` writes an
+   * address (zeros after a leading `0x` dropped while one character is left after them): where
+   * in `buf` the text between the quotes starts; −1, nothing written, otherwise.
+   */
+  #plainField(src: Uint8Array, start: number, cut: number, stop: number): number {
     for (let i = start; i < stop; i++) {
       const c = src[i] as number
-      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
-        this.quoted(shortAddress(r.text(start, stop)))
-        return
-      }
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return -1
     }
     this.room(stop - start + 2)
-    this.buf[this.pos++] = 34
-    if (stop - start >= 2 && src[start] === 48 && src[start + 1] === 120) {
-      // As shortAddress: zeros skipped while one character is left after them.
+    const buf = this.buf
+    buf[this.pos++] = 34
+    const at = this.pos
+    if (cut - start >= 2 && src[start] === 48 && src[start + 1] === 120) {
       let i = start + 2
-      while (i < stop - 1 && src[i] === 48) i++
-      this.buf[this.pos++] = 48
-      this.buf[this.pos++] = 120
+      while (i < cut - 1 && src[i] === 48) i++
+      buf[this.pos++] = 48
+      buf[this.pos++] = 120
       this.copy(src, i, stop)
     } else this.copy(src, start, stop)
-    this.buf[this.pos++] = 34
+    buf[this.pos++] = 34
+    return at
   }
 
   /** A string that needs no escaping (`isPlain`), quoted. */
@@ -199,11 +252,6 @@ export function isPlain(text: string): boolean {
     if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return false
   }
   return true
-}
-
-/** `shortAddress` of a proto string field. */
-export function addressAt(r: WireReader, start: number, stop: number): string {
-  return shortAddress(r.text(start, stop))
 }
 
 // The check of json-text.ts on bytes, for ASCII only: a byte ≥ 0x80 anywhere sends the text

@@ -1,10 +1,9 @@
-import { shortAddress } from '../convert/hex.js'
 import { moveTypeString } from '../convert/move-type.js'
 import { moveFunctionJson } from '../convert/payload.js'
 import { eventText, payloadText, type PayloadText } from '../convert/payload-text.js'
 import { fallbacks } from './fallbacks.js'
-import { moveFunction, moveType, other } from './move.js'
-import { entryFunctionId, event, timestamp, transactionPayload } from './payload.js'
+import { checkMoveType, moveFunction, moveType, other } from './move.js'
+import { checkEntryFunctionId, event, timestamp, transactionPayload } from './payload.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import type { WireReader } from './wire-reader.js'
 
@@ -83,7 +82,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         break
       case (3 << 3) | 2:
         // The move type is read only to check it as the decoder does: the type string wins.
-        moveType(r, r.lengthEnd(end))
+        checkMoveType(r, r.lengthEnd(end))
         break
       case (5 << 3) | 2:
         if (typeAt >= 0) merged = true
@@ -203,13 +202,14 @@ function payloadWire(r: WireReader, at: number, end: number, w: TextWriter): Pay
 function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): string | undefined {
   const types: Ranges = []
   const args: Ranges = []
-  let id = ''
+  let id = -1
+  let idEnd = -1
   r.pos = at
   while (r.pos < end) {
     const tag = r.tag(end)
     switch (tag) {
       case (1 << 3) | 2:
-        entryFunctionId(r, r.lengthEnd(end))
+        checkEntryFunctionId(r, r.lengthEnd(end))
         break
       case (2 << 3) | 2:
         range(r, end, types)
@@ -218,17 +218,16 @@ function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): s
         range(r, end, args)
         break
       case (4 << 3) | 2:
-        id = r.string(end)
+        id = r.skipString(end)
+        idEnd = r.pos
         break
       default:
         other(r, tag, end, 0b11110)
     }
   }
-  if (id === '') return undefined
-  const cut = id.indexOf('::')
-  const fn = cut < 0 ? shortAddress(id) : `${shortAddress(id.slice(0, cut))}${id.slice(cut)}`
+  if (id === idEnd) return undefined
   w.lit(ENTRY_FUNCTION)
-  w.quoted(fn)
+  const fn = w.functionText(r, id, idEnd)
   typesAndArguments(r, types, args, w)
   w.lit(ENTRY_END)
   return fn
@@ -299,8 +298,39 @@ function typesAndArguments(r: WireReader, types: Ranges, args: Ranges, w: TextWr
   }
 }
 
+/** What `timestampAt` read; one object reused, so reading a timestamp allocates nothing. */
+const TIME = { seconds: 0, nanos: 0 }
+
+/**
+ * The `Timestamp` at `[at, end)`, read with `timestamp`'s checks (same errors), as doubles when
+ * that is exact: seconds in [0, 2^49) (`varintNumber`) and nanos ≥ 0; `undefined`
+ * otherwise (a negative or larger value), for the decoder's exact path. The answer is valid
+ * until the next call.
+ */
+export function timestampAt(r: WireReader, at: number, end: number): { readonly seconds: number; readonly nanos: number } | undefined {
+  let seconds = 0
+  let nanos = 0
+  r.pos = at
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === ((1 << 3) | 0)) {
+      // A negative int64 has ten bytes, so any value read here is the int64's.
+      seconds = r.varintNumber(end)
+      if (seconds < 0) return undefined
+    } else if (tag === ((2 << 3) | 0)) {
+      nanos = r.varint32(end) | 0
+      if (nanos < 0) return undefined
+    } else other(r, tag, end, 0b110)
+  }
+  TIME.seconds = seconds
+  TIME.nanos = nanos
+  return TIME
+}
+
 /** `String(seconds)` of the `Timestamp` at `[at, end)`, as the decoder reads it. */
 export function seconds(r: WireReader, at: number, end: number): string {
+  const t = timestampAt(r, at, end)
+  if (t !== undefined) return String(t.seconds)
   r.pos = at
   return String(timestamp(r, end).seconds)
 }

@@ -7,9 +7,9 @@ import { other } from './move.js'
 import { timestamp } from './payload.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import { processedRange, transaction } from './transaction.js'
-import { endInfo, metadata, NULL, TIMESTAMP, user, type Parts } from './kind-text.js'
+import { endInfo, endInfoText, metadata, NULL, TIMESTAMP, user, type Parts } from './kind-text.js'
 import { changesText } from './change-text.js'
-import { range, type Ranges } from './user-text.js'
+import { range, timestampAt, type Ranges } from './user-text.js'
 import { WireFormatError, WireReader } from './wire-reader.js'
 
 /**
@@ -186,7 +186,7 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
       w.lit(TIMESTAMP)
       w.ascii(p.micros)
       w.lit(END_INFO)
-      w.ascii(JSON.stringify(info))
+      endInfoText(info, w)
       w.lit(EPILOGUE_END)
       skeleton = { version: p.version, block_end_info: info, type: 'block_epilogue_transaction' }
     }
@@ -265,30 +265,8 @@ function parts(r: WireReader, at: number, end: number): Parts | undefined {
  * and `micros` compute it.
  */
 function microsAt(r: WireReader, at: number, end: number): string {
-  r.pos = at
-  let seconds = 0
-  let nanos = 0
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === ((1 << 3) | 0)) {
-      // Five varint bytes carry 35 bits, summed exactly as a double; a negative int64 has ten.
-      const start = r.pos
-      const buf = r.input
-      let value = 0
-      let scale = 1
-      for (let p = start; p < end && p - start < 5; p++) {
-        const b = buf[p] as number
-        value += (b & 0x7f) * scale
-        scale *= 128
-        if (b < 0x80) break
-      }
-      r.varint32(end)
-      seconds = r.pos - start > 5 || value >= 2 ** 33 ? -1 : value
-    } else if (tag === ((2 << 3) | 0)) nanos = r.varint32(end) | 0
-    else other(r, tag, end, 0b110)
-    if (seconds < 0 || nanos < 0) break
-  }
-  if (seconds >= 0 && nanos >= 0) return String(seconds * 1_000_000 + Math.floor(nanos / 1000))
+  const t = timestampAt(r, at, end)
+  if (t !== undefined && t.seconds < 2 ** 33) return String(t.seconds * 1_000_000 + Math.floor(t.nanos / 1000))
   r.pos = at
   return micros(timestamp(r, end))
 }
