@@ -65,6 +65,11 @@ export class TextWriter {
     return this.pos - this.#start
   }
 
+  /** The text written since `mark`, as a one-byte string (for ASCII text, its characters). */
+  since(mark: number): string {
+    return this.buf.toString('latin1', this.#start + mark, this.pos)
+  }
+
   /** Drops what was written after `mark` (a part left to the decoder after all). */
   reset(mark: number): void {
     this.pos = this.#start + mark
@@ -100,6 +105,38 @@ export class TextWriter {
     // Short strings (u64 decimals, addresses) cost less copied here than through a call out.
     for (let i = 0; i < n; i++) buf[p++] = text.charCodeAt(i)
     this.pos = p
+  }
+
+  /** A non-negative integer below 2^53 in decimal, as `String` writes it, without making the string. */
+  decimal(n: number): void {
+    this.room(16)
+    // Halves below 10^8 keep the digit arithmetic in 32-bit integers.
+    if (n >= 1e8) {
+      const high = Math.floor(n / 1e8)
+      this.#digits(high, 1)
+      this.#digits(n - high * 1e8, 8)
+    } else this.#digits(n, 1)
+  }
+
+  /** A u64 as `uint64Value` reads it: a number's decimal digits, or the decimal string as is. */
+  u64(value: number | string): void {
+    if (typeof value === 'number') this.decimal(value)
+    else this.ascii(value)
+  }
+
+  /** `n` (an integer in [0, 10^8)) in decimal, zeros before it up to `width` digits; room made by the caller. */
+  #digits(n: number, width: number): void {
+    let count = 1
+    for (let t = n; t >= 10; t = (t / 10) | 0) count++
+    if (count < width) count = width
+    const buf = this.buf
+    let p = this.pos + count
+    this.pos = p
+    for (let i = 0; i < count; i++) {
+      const q = (n / 10) | 0
+      buf[--p] = 48 + n - q * 10
+      n = q
+    }
   }
 
   /** Any string as UTF-8. */

@@ -1,6 +1,7 @@
 import { moveTypeString } from '../convert/move-type.js'
 import { moveFunctionJson } from '../convert/payload.js'
 import { eventText, payloadText, type PayloadText } from '../convert/payload-text.js'
+import { micros } from '../convert/hex.js'
 import { fallbacks } from './fallbacks.js'
 import { checkMoveType, moveFunction, moveType, other } from './move.js'
 import { checkEntryFunctionId, event, timestamp, transactionPayload } from './payload.js'
@@ -45,12 +46,12 @@ const COMMA = ascii(',')
 const CLOSE = ascii(']')
 
 function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void {
-  let creation = '0'
+  let creation: number | string = 0
   let address = 0
   let addressEnd = 0
   let keyAt = -1
   let merged = false
-  let sequence = '0'
+  let sequence: number | string = 0
   let typeAt = -1
   let typeEnd = -1
   let dataAt = 0
@@ -66,7 +67,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         keyAt = r.pos
         while (r.pos < stop) {
           const t = r.tag(stop)
-          if (t === ((1 << 3) | 0)) creation = r.uint64String(stop)
+          if (t === ((1 << 3) | 0)) creation = r.uint64Value(stop)
           else if (t === ((2 << 3) | 2)) {
             if (addressEnd !== 0) merged = true
             addressEnd = r.lengthEnd(stop)
@@ -78,7 +79,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         break
       }
       case (2 << 3) | 0:
-        sequence = r.uint64String(end)
+        sequence = r.uint64Value(end)
         break
       case (3 << 3) | 2:
         // The move type is read only to check it as the decoder does: the type string wins.
@@ -107,11 +108,11 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
     return
   }
   w.lit(EVENT_GUID)
-  w.ascii(creation)
+  w.u64(creation)
   w.lit(EVENT_ADDRESS)
   w.address(r, address, addressEnd)
   w.lit(EVENT_SEQUENCE)
-  w.ascii(sequence)
+  w.u64(sequence)
   w.lit(EVENT_TYPE)
   w.string(r, typeAt, typeEnd)
   w.lit(EVENT_DATA)
@@ -198,10 +199,16 @@ function payloadWire(r: WireReader, at: number, end: number, w: TextWriter): Pay
   return fn === undefined ? undefined : { skeleton: { type: 'entry_function_payload', function: fn }, nonce }
 }
 
+// The ranges `entryFunction` reads into: one array each, reused, as it never runs inside itself.
+const FUNCTION_TYPES: Ranges = []
+const FUNCTION_ARGUMENTS: Ranges = []
+
 /** An entry-function payload written member by member; `undefined` (nothing written) when it has no function id string. */
 function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): string | undefined {
-  const types: Ranges = []
-  const args: Ranges = []
+  const types = FUNCTION_TYPES
+  const args = FUNCTION_ARGUMENTS
+  types.length = 0
+  args.length = 0
   let id = -1
   let idEnd = -1
   r.pos = at
@@ -218,8 +225,11 @@ function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): s
         range(r, end, args)
         break
       case (4 << 3) | 2:
-        id = r.skipString(end)
-        idEnd = r.pos
+        // Checked when written (`functionText`); a string sent twice is checked twice by the decoder.
+        if (id >= 0) return undefined
+        idEnd = r.lengthEnd(end)
+        id = r.pos
+        r.pos = idEnd
         break
       default:
         other(r, tag, end, 0b11110)
@@ -327,10 +337,25 @@ export function timestampAt(r: WireReader, at: number, end: number): { readonly 
   return TIME
 }
 
-/** `String(seconds)` of the `Timestamp` at `[at, end)`, as the decoder reads it. */
-export function seconds(r: WireReader, at: number, end: number): string {
-  const t = timestampAt(r, at, end)
-  if (t !== undefined) return String(t.seconds)
+/** `String(seconds)` of the `Timestamp` at `[at, end)` (`at` < 0: none, 0), as the decoder reads it, written. */
+export function secondsText(r: WireReader, at: number, end: number, w: TextWriter): void {
+  const t = at < 0 ? ZERO_TIME : timestampAt(r, at, end)
+  if (t !== undefined) return w.decimal(t.seconds)
   r.pos = at
-  return String(timestamp(r, end).seconds)
+  w.ascii(String(timestamp(r, end).seconds))
 }
+
+/**
+ * `micros` of the `Timestamp` at `[at, end)` (`at` < 0: none, 0), written: from doubles when the
+ * seconds and nanos are in the range where that is exact (seconds below 2^33, so µs stay below
+ * 2^53), else as the decoder and `micros` compute it.
+ */
+export function microsText(r: WireReader, at: number, end: number, w: TextWriter): void {
+  const t = at < 0 ? ZERO_TIME : timestampAt(r, at, end)
+  if (t !== undefined && t.seconds < 2 ** 33) return w.decimal(t.seconds * 1_000_000 + Math.floor(t.nanos / 1000))
+  r.pos = at
+  w.ascii(micros(timestamp(r, end)))
+}
+
+/** A `Timestamp` left out: proto3's default, 0 s. */
+const ZERO_TIME = { seconds: 0, nanos: 0 }

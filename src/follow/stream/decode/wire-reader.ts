@@ -112,6 +112,13 @@ export class WireReader {
     return value >= 0 ? String(value) : String(this.#wide(start))
   }
 
+  /** A uint64 varint as a number when below 2^49 (exact), else as its decimal string: `uint64String` without the string for a common value. */
+  uint64Value(end: number): number | string {
+    const start = this.pos
+    const value = this.varintNumber(end)
+    return value >= 0 ? value : String(this.#wide(start))
+  }
+
   /**
    * A varint of at most seven bytes as a number (below 2^49, so exact, and the same value as a
    * uint64 or int64 read); −1 for a longer one. The position moves past it either way.

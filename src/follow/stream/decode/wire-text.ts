@@ -9,7 +9,7 @@ import { ascii, type TextWriter } from './text-writer.js'
 import { processedRange, transaction } from './transaction.js'
 import { endInfo, endInfoText, metadata, NULL, TIMESTAMP, user, type Parts } from './kind-text.js'
 import { changesText } from './change-text.js'
-import { range, timestampAt, type Ranges } from './user-text.js'
+import { microsText, range, type Ranges } from './user-text.js'
 import { WireFormatError, WireReader } from './wire-reader.js'
 
 /**
@@ -62,6 +62,9 @@ const SUCCESS_FALSE = ascii('","success":false,"vm_status":')
 const EMPTY = ascii('""')
 const ACCUMULATOR = ascii(',"accumulator_root_hash":')
 const CHANGES = ascii(',"changes":')
+/** The changes' ranges of the transaction `fast` writes: one array reused, as `fast` never runs inside itself. */
+const CHANGE_RANGES: Ranges = []
+
 /**
  * The common kinds (user, block metadata, state checkpoint, block epilogue) written straight
  * from the wire; `undefined` (nothing written) for any other, or for a singular message field
@@ -85,7 +88,8 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
   let vmEnd = -1
   let accumulator = at
   let accumulatorEnd = at
-  const changes: Ranges = []
+  const changes = CHANGE_RANGES
+  changes.length = 0
   r.pos = p.info
   const infoEnd = p.infoEnd
   while (r.pos < infoEnd) {
@@ -167,16 +171,19 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
       skeleton = s
       break
     }
-    case 'blockMetadata':
-      blockHash = metadata(r, p, w)
-      blockTimestamp = p.micros
+    case 'blockMetadata': {
+      const block = metadata(r, p, w)
+      if (block === undefined) return undefined
+      blockHash = block.id
+      blockTimestamp = block.micros
       skeleton = { version: p.version, epoch: p.epoch, type: 'block_metadata_transaction' }
       break
+    }
     case 'stateCheckpoint':
       r.pos = p.data
       while (r.pos < p.dataEnd) other(r, r.tag(p.dataEnd), p.dataEnd, 0)
       w.lit(TIMESTAMP)
-      w.ascii(p.micros)
+      microsText(r, p.time, p.timeEnd, w)
       w.lit(CHECKPOINT_END)
       skeleton = { version: p.version, type: 'state_checkpoint_transaction' }
       break
@@ -184,7 +191,7 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
       const info = endInfo(r, p.data, p.dataEnd)
       if (info === false) return undefined
       w.lit(TIMESTAMP)
-      w.ascii(p.micros)
+      microsText(r, p.time, p.timeEnd, w)
       w.lit(END_INFO)
       endInfoText(info, w)
       w.lit(EPILOGUE_END)
@@ -256,19 +263,7 @@ function parts(r: WireReader, at: number, end: number): Parts | undefined {
     }
   }
   if (info < 0 || data < 0) return undefined
-  return { version, epoch, blockHeight, kind, micros: time < 0 ? '0' : microsAt(r, time, timeEnd), info, infoEnd, data, dataEnd }
-}
-
-/**
- * `micros` of the `Timestamp` at `[at, end)`: in doubles when the seconds and nanos are in the
- * range where that is exact (seconds below 2^33, so µs stay below 2^53), else as the decoder
- * and `micros` compute it.
- */
-function microsAt(r: WireReader, at: number, end: number): string {
-  const t = timestampAt(r, at, end)
-  if (t !== undefined && t.seconds < 2 ** 33) return String(t.seconds * 1_000_000 + Math.floor(t.nanos / 1000))
-  r.pos = at
-  return micros(timestamp(r, end))
+  return { version, epoch, blockHeight, kind, time, timeEnd, info, infoEnd, data, dataEnd }
 }
 
 /** One transaction by the message decoder and `transactionText`: every kind and shape. */
