@@ -49,11 +49,14 @@ export class WireReader {
   readonly input: Uint8Array
   /** The same bytes as a Buffer, for decoding strings. */
   readonly buf: Buffer
+  /** The same bytes as a DataView, for reads wider than a byte (copies into a TextWriter). */
+  readonly view: DataView
   pos = 0
 
   constructor(bytes: Uint8Array) {
     this.input = bytes
     this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
 
   get length(): number {
