@@ -23,9 +23,16 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openLedger } from '../src/cli/open-store.js'
 import { ingestFromNode } from '../src/follow/ingest-node.js'
+import { StreamClient } from '../src/follow/stream/client.js'
+import { TextWriter } from '../src/follow/stream/decode/text-writer.js'
+import { decodeTextResponse } from '../src/follow/stream/decode/wire-text.js'
+import { parseStreamEndpoint } from '../src/follow/stream/endpoint.js'
 import { ingestFromStream } from '../src/follow/stream/ingest-stream.js'
 import { ingestJsonLines } from '../src/ledger/ingest.js'
-import type { BatchAppendStore } from '../src/ledger/store/store.js'
+import { ingestBlockOfLine } from '../src/ledger/ingest/ingest-block.js'
+import { BlockScanner } from '../src/ledger/read/block-scanner.js'
+import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from '../src/ledger/store/limits.js'
+import type { BatchAppendStore, IngestBlock } from '../src/ledger/store/store.js'
 import { startTestPostgres, type TestPostgres } from '../test/helpers/postgres.js'
 import { SAMPLE } from './processes.js'
 import { baseline, spread, startGroup, target, writeResult, type Row } from './results.js'
@@ -49,7 +56,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'ledger-gas-bench-stream-'))
 const group = startGroup(
   'stream',
   'Transaction Stream ingest: stream against file and REST polling',
-  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. The stream server encodes the chain's transactions before any round and builds each response from those bytes; a hosted stream takes none of the client machine's CPU, this one takes some of the same two cores, which the CPU rows' notes give per stream ingest. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1). The rows with a round trip in their name put both servers behind one TCP proxy (a child process) that holds every chunk half that time in each direction, in order, with no bandwidth limit and no loss, as a remote node adds latency; ${DELAYED_ROUNDS} rounds each without a warm-up of their own; REST polling asks 4 blocks at once on kept-alive connections (\`--from-node\`'s default), the stream opens its connection anew each run. They are information: the issue's target is the loopback row's.`,
+  `\`ingestFromStream\` from a local stream server (a child process serving the chain's transactions as proto) into a new ledger, against \`ingest --input\` of the same chain file (\`ingestJsonLines\`) and \`--from-node\` (\`ingestFromNode\`) against a local \`serve\` of it (a child process); in-process wall time, each round after a warm-up round, the order rotating each round. The stream server encodes the chain's transactions before any round and builds each response from those bytes; a hosted stream takes none of the client machine's CPU, this one takes some of the same two cores, which the CPU rows' notes give per stream ingest. Targets (issue 24): the stream at ≥ 0.8x the file's speed (time ratio ≤ 1.25) and ≥ 10x REST polling (time ratio ≤ 0.1). The rows with a round trip in their name put both servers behind one TCP proxy (a child process) that holds every chunk half that time in each direction, in order, with no bandwidth limit and no loss, as a remote node adds latency; ${DELAYED_ROUNDS} rounds each without a warm-up of their own; REST polling asks 4 blocks at once on kept-alive connections (\`--from-node\`'s default), the stream opens its connection anew each run. They are information: the issue's target is the loopback row's. Two more cases in the SQLite rounds say what the loopback row can reach: the chain's blocks read from the file once before the rounds and only appended (\`appendChecked\` into a new ledger: the floor of every source), and the stream's responses only received and decoded to the node's JSON text (no store).`,
   'warm',
   ROUNDS,
 )
@@ -175,16 +182,65 @@ const node = await reply<{ url: string; height: number }>(nodeChild, 'url')
 const fromStream: Case = (s) => ingestFromStream({ endpoint: stream.url, store: s, startingVersion: 1, toVersion: stream.last_version }).then((r) => r.appended)
 const fromFile: Case = (s) => ingestJsonLines(DATA, s).then((r) => r.appended)
 const fromNode: Case = (s) => ingestFromNode({ url: node.url, store: s, once: true, startHeight: 1 }).then((r) => r.appended)
+/**
+ * The floor of every source: the chain's blocks as the store's `appendChecked` takes them, read
+ * from the file once before the rounds (bulk ingest's own reading), appended into a new ledger
+ * and nothing else: what any source pays whatever it reads from.
+ */
+const prebuilt: IngestBlock[] = (() => {
+  const scanner = new BlockScanner()
+  return LINES.map((l, i) => ingestBlockOfLine(DATA, i + 1, Buffer.from(l, 'utf8'), DEFAULT_MAX_BLOCK_TRANSACTIONS, scanner))
+})()
+const appendOnly: Case = async (s) => {
+  if (s.appendChecked === undefined) throw new Error('the append-only case needs a store with appendChecked')
+  return (await s.appendChecked(prebuilt)).appended
+}
+/** The stream's own part: its responses received and decoded to the node's JSON text, nothing assembled or appended (the store is left alone). */
+const streamDecodeOnly: Case = async () => {
+  const client = new StreamClient(parseStreamEndpoint(stream.url), undefined)
+  const w = new TextWriter()
+  const call = client.getTransactions({ startingVersion: 1n }, (bytes) => decodeTextResponse(bytes, w))
+  try {
+    for await (const r of call.responses) if (r.transactions.at(-1)?.version === stream.last_version) break
+  } finally {
+    call.cancel()
+    client.close()
+  }
+  return BLOCKS
+}
 const chainNote = `${DATA.endsWith(join('data', 'chain.jsonl')) ? 'the sample chain' : DATA}, ${BLOCKS} blocks, ${TRANSACTIONS} transactions (${(TRANSACTIONS / BLOCKS).toFixed(1)} a block), ${(stream.bytes / 2 ** 20).toFixed(1)} MiB of proto transactions`
 
 const rows: Row[] = []
 let n = 0
 const openSqlite = async () => (await openLedger(join(scratch, `b${n++}.db`), { readonly: false, chainId: 4 })).store
-const sqlite = await measure({ stream: fromStream, file: fromFile, node: fromNode }, openSqlite)
+const sqlite = await measure({ stream: fromStream, file: fromFile, node: fromNode, append: appendOnly, decode: streamDecodeOnly }, openSqlite)
 const STREAM_SIDE = 'ingestFromStream from a local stream server'
 const FILE_SIDE = 'ingestJsonLines of the chain file (ingest --input)'
 const NODE_SIDE = 'ingestFromNode against a local serve (--from-node)'
 const x = (r: number) => `${r.toFixed(2)}x`
+/**
+ * What the loopback row can reach, by measurement: the append alone (the floor of every source)
+ * and the stream's receiving and decoding alone, each against REST polling in the same rounds,
+ * and the time ≤ 0.1x leaves a source beside the append. Empty when the rounds did not measure them.
+ */
+function floorNote(runs: Record<string, Runs>, node: Runs): string {
+  const append = runs.append
+  const decode = runs.decode
+  if (append === undefined || decode === undefined) return ''
+  const over = (r: Runs) => spread(r.wall.map((w, i) => w / (node.wall[i] as number))).median
+  const nodeWall = spread(node.wall).median
+  const appendWall = spread(append.wall).median
+  const decodeWall = spread(decode.wall).median
+  const left = 0.1 * nodeWall - appendWall
+  const verdict =
+    left <= 0
+      ? 'so no source that appends to this ledger can reach ≤ 0.1x here: the append alone is over it'
+      : left < decodeWall
+        ? `so ≤ 0.1x leaves any source ${(left * 1000).toFixed(0)} ms beside the append to receive and turn ${TRANSACTIONS} transactions into the node's JSON, less than the stream's receiving and decoding alone take: not reachable on loopback on this machine, where REST polling pays no round trips (the delayed rows show where it is)`
+        : `so ≤ 0.1x leaves a source ${(left * 1000).toFixed(0)} ms beside the append, more than the stream's receiving and decoding alone take: reachable`
+  return `; the least any source reaches: the chain's blocks prebuilt and only appended (appendChecked into a new ledger) took ${appendWall.toFixed(3)} s, ${x(over(append))} REST polling's time (${nodeWall.toFixed(3)} s); the stream's responses only received and decoded to JSON text (no store) took ${decodeWall.toFixed(3)} s, ${x(over(decode))}; ${verdict}`
+}
+
 /** The rows of one store: wall time against each baseline (with its target), then the main thread's CPU time in the store's append and this process's CPU time, against the file. */
 function rowsOf(store: string, runs: Record<string, Runs>, note: string): Row[] {
   const s = runs.stream as Runs
@@ -195,7 +251,7 @@ function rowsOf(store: string, runs: Record<string, Runs>, note: string): Row[] 
     if (other === undefined) continue
     const b = [baseline(name, other.wall, s.wall)]
     // What even the file ingest reaches against REST polling in the same rounds: the ceiling of the ≥ 10x target on this chain.
-    const fileOverNode = key === 'node' ? `; ingest --input took ${x(spread(file.wall.map((w, i) => w / (other.wall[i] as number))).median)} REST polling's time in the same rounds` : ''
+    const fileOverNode = key === 'node' ? `; ingest --input took ${x(spread(file.wall.map((w, i) => w / (other.wall[i] as number))).median)} REST polling's time in the same rounds${floorNote(runs, other)}` : ''
     out.push({ case: `stream → ${store}, against ${key === 'file' ? 'the file' : 'REST polling'}`, metric: 'wall s', project: { name: STREAM_SIDE, spread: spread(s.wall) }, baselines: b, target: target(max, b), note: `${note}${fileOverNode}` })
   }
   if (s.thread.length === s.wall.length && file.thread.length === file.wall.length && s.thread.length > 0) {

@@ -136,7 +136,7 @@ export function multiEd25519(r: WireReader, at: number, end: number, w: TextWrit
   w.lit(SIGNATURES)
   hexList(r, sigs, w)
   w.lit(THRESHOLD)
-  w.ascii(String(threshold))
+  w.decimal(threshold)
   w.lit(BITMAP)
   w.plain(bitmapOf(indices))
 }
@@ -215,13 +215,13 @@ function multiKey(r: WireReader, at: number, end: number, w: TextWriter): boolea
       } else other(r, tag, stop, 0b110)
     }
     w.lit(INDEX)
-    w.ascii(String(index))
+    w.decimal(index)
     w.lit(SIGNATURE)
     if (!anySignature(r, sig, sigEnd, w)) return false
     w.lit(CLOSE_OBJECT)
   }
   w.lit(SIGNATURES_REQUIRED)
-  w.ascii(String(required))
+  w.decimal(required)
   return true
 }
 

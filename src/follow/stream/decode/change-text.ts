@@ -1,6 +1,6 @@
 import { changeText } from '../convert/payload-text.js'
 import { fallbacks } from './fallbacks.js'
-import { moveStructTag, other } from './move.js'
+import { checkMoveStructTag, other } from './move.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import type { Ranges } from './user-text.js'
 import type { WireReader } from './wire-reader.js'
@@ -108,7 +108,7 @@ function writeResource(r: WireReader, at: number, end: number, w: TextWriter): b
         r.pos = keyEnd
         break
       case (3 << 3) | 2:
-        moveStructTag(r, r.lengthEnd(end))
+        checkMoveStructTag(r, r.lengthEnd(end))
         break
       case (4 << 3) | 2:
         if (typeAt >= 0) return false
@@ -165,7 +165,7 @@ function deleteResource(r: WireReader, at: number, end: number, w: TextWriter): 
       r.pos = keyEnd
     } else if (tag === ((3 << 3) | 2)) {
       // Read only to check it as the decoder does: the type string wins.
-      moveStructTag(r, r.lengthEnd(end))
+      checkMoveStructTag(r, r.lengthEnd(end))
     } else if (tag === ((4 << 3) | 2)) {
       if (typeAt >= 0) return false
       typeEnd = r.lengthEnd(end)

@@ -1,8 +1,7 @@
-import { shortAddress } from '../convert/hex.js'
 import { other } from './move.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import { signatureText1 } from './signature-text.js'
-import { eventsText, payloadText1, range, seconds, type Ranges } from './user-text.js'
+import { eventsText, microsText, payloadText1, range, secondsText, type Ranges } from './user-text.js'
 import type { WireReader } from './wire-reader.js'
 
 // The members of each common transaction kind after `changes`, written from the wire as
@@ -23,11 +22,13 @@ const USER_END = ascii('","type":"user_transaction"}')
 const ID = ascii(',"id":')
 const EPOCH = ascii(',"epoch":"')
 const ROUND = ascii('","round":"')
+const ROUND_END = ascii('","events":')
 const BITVEC = ascii(',"previous_block_votes_bitvec":[')
 const PROPOSER = ascii('],"proposer":')
 const FAILED = ascii(',"failed_proposer_indices":[')
 const METADATA_END = ascii('","type":"block_metadata_transaction"}')
 const QUOTE = ascii('"')
+const EMPTY = ascii('""')
 const COMMA = ascii(',')
 const CLOSE = ascii(']')
 
@@ -37,18 +38,26 @@ export interface Parts {
   epoch: string
   blockHeight: string
   kind: 'user' | 'blockMetadata' | 'stateCheckpoint' | 'blockEpilogue'
-  micros: string
+  /** The transaction's `timestamp` at `[time, timeEnd)`; `time` < 0 when left out. */
+  time: number
+  timeEnd: number
   info: number
   infoEnd: number
   data: number
   dataEnd: number
 }
 
+// The ranges each function below reads into: one array each, reused, as none runs inside itself.
+const USER_EVENTS: Ranges = []
+const METADATA_EVENTS: Ranges = []
+const FAILED_INDICES: number[] = []
+
 /** A user transaction's members after `changes`; its skeleton, or `undefined` for a shape left to the decoder. */
 export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): Record<string, unknown> | undefined {
   let request = -1
   let requestEnd = -1
-  const events: Ranges = []
+  const events = USER_EVENTS
+  events.length = 0
   r.pos = p.data
   while (r.pos < p.dataEnd) {
     const tag = r.tag(p.dataEnd)
@@ -61,9 +70,10 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
     else other(r, tag, p.dataEnd, 0b110)
   }
   if (request < 0) return undefined
-  let sender = ''
+  let sender = -1
+  let senderEnd = -1
   let sequence = '0'
-  let maxGas = '0'
+  let maxGas: number | string = 0
   let gasPrice = '0'
   let expiration = -1
   let expirationEnd = -1
@@ -76,13 +86,17 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
     const tag = r.tag(requestEnd)
     switch (tag) {
       case (1 << 3) | 2:
-        sender = r.string(requestEnd)
+        // Checked when written (`addressText`); a string sent twice is checked twice by the decoder.
+        if (sender >= 0) return undefined
+        senderEnd = r.lengthEnd(requestEnd)
+        sender = r.pos
+        r.pos = senderEnd
         break
       case (2 << 3) | 0:
         sequence = r.uint64String(requestEnd)
         break
       case (3 << 3) | 0:
-        maxGas = r.uint64String(requestEnd)
+        maxGas = r.uint64Value(requestEnd)
         break
       case (4 << 3) | 0:
         gasPrice = r.uint64String(requestEnd)
@@ -109,17 +123,17 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
         other(r, tag, requestEnd, 0b11111110)
     }
   }
-  const short = shortAddress(sender)
   w.lit(SENDER)
-  w.quoted(short)
+  const short = sender < 0 ? '' : w.addressText(r, sender, senderEnd)
+  if (sender < 0) w.lit(EMPTY)
   w.lit(SEQUENCE)
   w.ascii(sequence)
   w.lit(MAX_GAS)
-  w.ascii(maxGas)
+  w.u64(maxGas)
   w.lit(GAS_PRICE)
   w.ascii(gasPrice)
   w.lit(EXPIRATION)
-  w.ascii(expiration < 0 ? '0' : seconds(r, expiration, expirationEnd))
+  secondsText(r, expiration, expirationEnd, w)
   w.lit(PAYLOAD)
   const payloadParts = payloadText1(r, payload, payloadEnd, w)
   if (signature >= 0) {
@@ -137,30 +151,37 @@ export function user(r: WireReader, p: Parts, gasUsed: string, w: TextWriter): R
   w.lit(EVENTS)
   eventsText(r, events, w)
   w.lit(TIMESTAMP)
-  w.ascii(p.micros)
+  microsText(r, p.time, p.timeEnd, w)
   w.lit(USER_END)
   return { version: p.version, gas_used: gasUsed, sender: short, sequence_number: sequence, gas_unit_price: gasPrice, payload: payloadParts.skeleton, replay_protection_nonce: payloadParts.nonce, type: 'user_transaction' }
 }
 
-/** A block-metadata transaction's members after `changes`; its block id. */
-export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
-  let id = ''
-  let round = '0'
-  const events: Ranges = []
+/** A block-metadata transaction's members after `changes`; its block id and timestamp (µs), or `undefined` for a string sent twice (the decoder checks both). */
+export function metadata(r: WireReader, p: Parts, w: TextWriter): { id: string; micros: string } | undefined {
+  let id = -1
+  let idEnd = -1
+  let round: number | string = 0
+  const events = METADATA_EVENTS
+  events.length = 0
   let bitvec = p.data
   let bitvecEnd = p.data
-  let proposer = ''
-  const failed: number[] = []
+  let proposer = -1
+  let proposerEnd = -1
+  const failed = FAILED_INDICES
+  failed.length = 0
   const end = p.dataEnd
   r.pos = p.data
   while (r.pos < end) {
     const tag = r.tag(end)
     switch (tag) {
       case (1 << 3) | 2:
-        id = r.string(end)
+        if (id >= 0) return undefined
+        idEnd = r.lengthEnd(end)
+        id = r.pos
+        r.pos = idEnd
         break
       case (2 << 3) | 0:
-        round = r.uint64String(end)
+        round = r.uint64Value(end)
         break
       case (3 << 3) | 2:
         range(r, end, events)
@@ -171,7 +192,10 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
         r.pos = bitvecEnd
         break
       case (5 << 3) | 2:
-        proposer = r.string(end)
+        if (proposer >= 0) return undefined
+        proposerEnd = r.lengthEnd(end)
+        proposer = r.pos
+        r.pos = proposerEnd
         break
       case (6 << 3) | 0:
       case (6 << 3) | 2:
@@ -182,37 +206,73 @@ export function metadata(r: WireReader, p: Parts, w: TextWriter): string {
     }
   }
   w.lit(ID)
-  w.quoted(id)
+  const blockId = id < 0 ? '' : w.stringText(r, id, idEnd)
+  if (id < 0) w.lit(EMPTY)
   w.lit(EPOCH)
   w.ascii(p.epoch)
   w.lit(ROUND)
-  w.ascii(round)
-  w.lit(QUOTE)
-  w.lit(EVENTS)
+  w.u64(round)
+  w.lit(ROUND_END)
   eventsText(r, events, w)
   w.lit(BITVEC)
   const src = r.input
   for (let i = bitvec; i < bitvecEnd; i++) {
     if (i > bitvec) w.lit(COMMA)
-    w.ascii(String(src[i]))
+    w.decimal(src[i] as number)
   }
   w.lit(PROPOSER)
-  w.quoted(shortAddress(proposer))
+  if (proposer < 0) w.lit(EMPTY)
+  else w.address(r, proposer, proposerEnd)
   w.lit(FAILED)
   for (let i = 0; i < failed.length; i++) {
     if (i > 0) w.lit(COMMA)
-    w.ascii(String(failed[i]))
+    w.decimal(failed[i] as number)
   }
   w.lit(CLOSE)
   w.lit(TIMESTAMP)
-  w.ascii(p.micros)
+  const at = w.mark()
+  microsText(r, p.time, p.timeEnd, w)
+  const micros = w.since(at)
   w.lit(METADATA_END)
-  return id
+  return { id: blockId, micros }
+}
+
+const GAS_LIMIT = ascii('{"block_gas_limit_reached":')
+const OUTPUT_LIMIT = ascii(',"block_output_limit_reached":')
+const GAS_UNITS = ascii(',"block_effective_block_gas_units":')
+const OUTPUT_SIZE = ascii(',"block_approx_output_size":')
+const TRUE = ascii('true')
+const FALSE = ascii('false')
+const CLOSE_OBJECT = ascii('}')
+
+/** `JSON.stringify(info)` of an `endInfo` answer, member by member (a number's JSON is its `String`). */
+export function endInfoText(info: BlockEndInfoJson | null, w: TextWriter): void {
+  if (info === null) {
+    w.lit(NULL)
+    return
+  }
+  w.lit(GAS_LIMIT)
+  w.lit(info.block_gas_limit_reached ? TRUE : FALSE)
+  w.lit(OUTPUT_LIMIT)
+  w.lit(info.block_output_limit_reached ? TRUE : FALSE)
+  w.lit(GAS_UNITS)
+  w.ascii(String(info.block_effective_block_gas_units))
+  w.lit(OUTPUT_SIZE)
+  w.ascii(String(info.block_approx_output_size))
+  w.lit(CLOSE_OBJECT)
+}
+
+/** The node's `block_end_info` (OpenAPI `BlockEndInfo`), as `endInfo` builds it. */
+export interface BlockEndInfoJson {
+  block_gas_limit_reached: boolean
+  block_output_limit_reached: boolean
+  block_effective_block_gas_units: number
+  block_approx_output_size: number
 }
 
 /** The epilogue's `block_end_info` as the node's JSON (`null` when absent); false when it is sent twice (merged). */
-export function endInfo(r: WireReader, at: number, end: number): Record<string, unknown> | null | false {
-  let info: Record<string, unknown> | null = null
+export function endInfo(r: WireReader, at: number, end: number): BlockEndInfoJson | null | false {
+  let info: BlockEndInfoJson | null = null
   r.pos = at
   while (r.pos < end) {
     const tag = r.tag(end)

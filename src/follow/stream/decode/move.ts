@@ -58,6 +58,19 @@ export function moveStructTag(r: WireReader, end: number, m: MoveStructTag = { $
   return m
 }
 
+/**
+ * Reads a `MoveStructTag` with `moveStructTag`'s checks and errors but builds nothing (no
+ * message, no string): for a tag the node's JSON takes from its string form instead.
+ */
+export function checkMoveStructTag(r: WireReader, end: number): void {
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === ((1 << 3) | 2) || tag === ((2 << 3) | 2) || tag === ((3 << 3) | 2)) r.skipString(end)
+    else if (tag === ((4 << 3) | 2)) checkMoveType(r, r.lengthEnd(end))
+    else other(r, tag, end, 0b11110)
+  }
+}
+
 function referenceType(r: WireReader, end: number, m: MoveType_ReferenceType = { $typeName: 'aptos.transaction.v1.MoveType.ReferenceType', mutable: false }): MoveType_ReferenceType {
   while (r.pos < end) {
     const tag = r.tag(end)
@@ -96,6 +109,41 @@ export function moveType(r: WireReader, end: number, m: MoveType = { $typeName: 
     }
   }
   return m
+}
+
+/** `moveType`'s reading of a `MoveType`, checks and errors included, building nothing (`checkMoveStructTag`). */
+export function checkMoveType(r: WireReader, end: number): void {
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    switch (tag) {
+      case (1 << 3) | 0:
+      case (5 << 3) | 0:
+        r.varint32(end)
+        break
+      case (3 << 3) | 2:
+        checkMoveType(r, r.lengthEnd(end))
+        break
+      case (4 << 3) | 2:
+        checkMoveStructTag(r, r.lengthEnd(end))
+        break
+      case (6 << 3) | 2: {
+        // ReferenceType: mutable (1), to (2).
+        const stop = r.lengthEnd(end)
+        while (r.pos < stop) {
+          const t = r.tag(stop)
+          if (t === ((1 << 3) | 0)) r.varint32(stop)
+          else if (t === ((2 << 3) | 2)) checkMoveType(r, r.lengthEnd(stop))
+          else other(r, t, stop, 0b110)
+        }
+        break
+      }
+      case (7 << 3) | 2:
+        r.skipString(end)
+        break
+      default:
+        other(r, tag, end, 0b11111010)
+    }
+  }
 }
 
 /** A packed or unpacked `repeated MoveAbility` (enum values as int32). */

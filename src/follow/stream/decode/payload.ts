@@ -80,6 +80,23 @@ export function entryFunctionId(r: WireReader, end: number, m: EntryFunctionId =
   return m
 }
 
+/** `entryFunctionId`'s reading of an `EntryFunctionId`, checks and errors included, building nothing (`checkMoveStructTag`). */
+export function checkEntryFunctionId(r: WireReader, end: number): void {
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === ((1 << 3) | 2)) {
+      // MoveModuleId: address (1), name (2).
+      const stop = r.lengthEnd(end)
+      while (r.pos < stop) {
+        const t = r.tag(stop)
+        if (t === ((1 << 3) | 2) || t === ((2 << 3) | 2)) r.skipString(stop)
+        else other(r, t, stop, 0b110)
+      }
+    } else if (tag === ((2 << 3) | 2)) r.skipString(end)
+    else other(r, tag, end, 0b110)
+  }
+}
+
 function entryFunctionPayload(
   r: WireReader,
   end: number,

@@ -1,10 +1,10 @@
-import { shortAddress } from '../convert/hex.js'
 import { moveTypeString } from '../convert/move-type.js'
 import { moveFunctionJson } from '../convert/payload.js'
 import { eventText, payloadText, type PayloadText } from '../convert/payload-text.js'
+import { micros } from '../convert/hex.js'
 import { fallbacks } from './fallbacks.js'
-import { moveFunction, moveType, other } from './move.js'
-import { entryFunctionId, event, timestamp, transactionPayload } from './payload.js'
+import { checkMoveType, moveFunction, moveType, other } from './move.js'
+import { checkEntryFunctionId, event, timestamp, transactionPayload } from './payload.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import type { WireReader } from './wire-reader.js'
 
@@ -46,12 +46,12 @@ const COMMA = ascii(',')
 const CLOSE = ascii(']')
 
 function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void {
-  let creation = '0'
+  let creation: number | string = 0
   let address = 0
   let addressEnd = 0
   let keyAt = -1
   let merged = false
-  let sequence = '0'
+  let sequence: number | string = 0
   let typeAt = -1
   let typeEnd = -1
   let dataAt = 0
@@ -67,7 +67,7 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         keyAt = r.pos
         while (r.pos < stop) {
           const t = r.tag(stop)
-          if (t === ((1 << 3) | 0)) creation = r.uint64String(stop)
+          if (t === ((1 << 3) | 0)) creation = r.uint64Value(stop)
           else if (t === ((2 << 3) | 2)) {
             if (addressEnd !== 0) merged = true
             addressEnd = r.lengthEnd(stop)
@@ -79,11 +79,11 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
         break
       }
       case (2 << 3) | 0:
-        sequence = r.uint64String(end)
+        sequence = r.uint64Value(end)
         break
       case (3 << 3) | 2:
         // The move type is read only to check it as the decoder does: the type string wins.
-        moveType(r, r.lengthEnd(end))
+        checkMoveType(r, r.lengthEnd(end))
         break
       case (5 << 3) | 2:
         if (typeAt >= 0) merged = true
@@ -108,11 +108,11 @@ function eventText1(r: WireReader, at: number, end: number, w: TextWriter): void
     return
   }
   w.lit(EVENT_GUID)
-  w.ascii(creation)
+  w.u64(creation)
   w.lit(EVENT_ADDRESS)
   w.address(r, address, addressEnd)
   w.lit(EVENT_SEQUENCE)
-  w.ascii(sequence)
+  w.u64(sequence)
   w.lit(EVENT_TYPE)
   w.string(r, typeAt, typeEnd)
   w.lit(EVENT_DATA)
@@ -199,17 +199,24 @@ function payloadWire(r: WireReader, at: number, end: number, w: TextWriter): Pay
   return fn === undefined ? undefined : { skeleton: { type: 'entry_function_payload', function: fn }, nonce }
 }
 
+// The ranges `entryFunction` reads into: one array each, reused, as it never runs inside itself.
+const FUNCTION_TYPES: Ranges = []
+const FUNCTION_ARGUMENTS: Ranges = []
+
 /** An entry-function payload written member by member; `undefined` (nothing written) when it has no function id string. */
 function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): string | undefined {
-  const types: Ranges = []
-  const args: Ranges = []
-  let id = ''
+  const types = FUNCTION_TYPES
+  const args = FUNCTION_ARGUMENTS
+  types.length = 0
+  args.length = 0
+  let id = -1
+  let idEnd = -1
   r.pos = at
   while (r.pos < end) {
     const tag = r.tag(end)
     switch (tag) {
       case (1 << 3) | 2:
-        entryFunctionId(r, r.lengthEnd(end))
+        checkEntryFunctionId(r, r.lengthEnd(end))
         break
       case (2 << 3) | 2:
         range(r, end, types)
@@ -218,17 +225,19 @@ function entryFunction(r: WireReader, at: number, end: number, w: TextWriter): s
         range(r, end, args)
         break
       case (4 << 3) | 2:
-        id = r.string(end)
+        // Checked when written (`functionText`); a string sent twice is checked twice by the decoder.
+        if (id >= 0) return undefined
+        idEnd = r.lengthEnd(end)
+        id = r.pos
+        r.pos = idEnd
         break
       default:
         other(r, tag, end, 0b11110)
     }
   }
-  if (id === '') return undefined
-  const cut = id.indexOf('::')
-  const fn = cut < 0 ? shortAddress(id) : `${shortAddress(id.slice(0, cut))}${id.slice(cut)}`
+  if (id === idEnd) return undefined
   w.lit(ENTRY_FUNCTION)
-  w.quoted(fn)
+  const fn = w.functionText(r, id, idEnd)
   typesAndArguments(r, types, args, w)
   w.lit(ENTRY_END)
   return fn
@@ -299,8 +308,54 @@ function typesAndArguments(r: WireReader, types: Ranges, args: Ranges, w: TextWr
   }
 }
 
-/** `String(seconds)` of the `Timestamp` at `[at, end)`, as the decoder reads it. */
-export function seconds(r: WireReader, at: number, end: number): string {
+/** What `timestampAt` read; one object reused, so reading a timestamp allocates nothing. */
+const TIME = { seconds: 0, nanos: 0 }
+
+/**
+ * The `Timestamp` at `[at, end)`, read with `timestamp`'s checks (same errors), as doubles when
+ * that is exact: seconds in [0, 2^49) (`varintNumber`) and nanos ≥ 0; `undefined`
+ * otherwise (a negative or larger value), for the decoder's exact path. The answer is valid
+ * until the next call.
+ */
+export function timestampAt(r: WireReader, at: number, end: number): { readonly seconds: number; readonly nanos: number } | undefined {
+  let seconds = 0
+  let nanos = 0
   r.pos = at
-  return String(timestamp(r, end).seconds)
+  while (r.pos < end) {
+    const tag = r.tag(end)
+    if (tag === ((1 << 3) | 0)) {
+      // A negative int64 has ten bytes, so any value read here is the int64's.
+      seconds = r.varintNumber(end)
+      if (seconds < 0) return undefined
+    } else if (tag === ((2 << 3) | 0)) {
+      nanos = r.varint32(end) | 0
+      if (nanos < 0) return undefined
+    } else other(r, tag, end, 0b110)
+  }
+  TIME.seconds = seconds
+  TIME.nanos = nanos
+  return TIME
 }
+
+/** `String(seconds)` of the `Timestamp` at `[at, end)` (`at` < 0: none, 0), as the decoder reads it, written. */
+export function secondsText(r: WireReader, at: number, end: number, w: TextWriter): void {
+  const t = at < 0 ? ZERO_TIME : timestampAt(r, at, end)
+  if (t !== undefined) return w.decimal(t.seconds)
+  r.pos = at
+  w.ascii(String(timestamp(r, end).seconds))
+}
+
+/**
+ * `micros` of the `Timestamp` at `[at, end)` (`at` < 0: none, 0), written: from doubles when the
+ * seconds and nanos are in the range where that is exact (seconds below 2^33, so µs stay below
+ * 2^53), else as the decoder and `micros` compute it.
+ */
+export function microsText(r: WireReader, at: number, end: number, w: TextWriter): void {
+  const t = at < 0 ? ZERO_TIME : timestampAt(r, at, end)
+  if (t !== undefined && t.seconds < 2 ** 33) return w.decimal(t.seconds * 1_000_000 + Math.floor(t.nanos / 1000))
+  r.pos = at
+  w.ascii(micros(timestamp(r, end)))
+}
+
+/** A `Timestamp` left out: proto3's default, 0 s. */
+const ZERO_TIME = { seconds: 0, nanos: 0 }

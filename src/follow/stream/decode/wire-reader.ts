@@ -49,11 +49,14 @@ export class WireReader {
   readonly input: Uint8Array
   /** The same bytes as a Buffer, for decoding strings. */
   readonly buf: Buffer
+  /** The same bytes as a DataView, for reads wider than a byte (copies into a TextWriter). */
+  readonly view: DataView
   pos = 0
 
   constructor(bytes: Uint8Array) {
     this.input = bytes
     this.buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
 
   get length(): number {
@@ -108,6 +111,23 @@ export class WireReader {
   /** A uint64 varint as its decimal string (`jstype = JS_STRING`). */
   uint64String(end: number): string {
     const start = this.pos
+    const value = this.varintNumber(end)
+    return value >= 0 ? String(value) : String(this.#wide(start))
+  }
+
+  /** A uint64 varint as a number when below 2^49 (exact), else as its decimal string: `uint64String` without the string for a common value. */
+  uint64Value(end: number): number | string {
+    const start = this.pos
+    const value = this.varintNumber(end)
+    return value >= 0 ? value : String(this.#wide(start))
+  }
+
+  /**
+   * A varint of at most seven bytes as a number (below 2^49, so exact, and the same value as a
+   * uint64 or int64 read); −1 for a longer one. The position moves past it either way.
+   */
+  varintNumber(end: number): number {
+    const start = this.pos
     const buf = this.buf
     // Seven bytes carry 49 bits, below 2^53: summed as a double it is exact.
     let value = 0
@@ -117,12 +137,12 @@ export class WireReader {
       value += (b & 0x7f) * scale
       if (b < 0x80) {
         this.pos = pos + 1
-        return String(value)
+        return value
       }
       scale *= 128
     }
     this.varint32(end)
-    return String(this.#wide(start))
+    return -1
   }
 
   /** An int64 varint (two's complement, 10 bytes for a negative number). */
@@ -170,6 +190,23 @@ export class WireReader {
       this.pos = start
       return this.fail('string field is not valid UTF-8')
     }
+  }
+
+  /**
+   * Moves past a string field, its bytes checked as `string` checks them (same error) but no
+   * string made; returns where its bytes start (they end at `pos`), for a field written or
+   * read from its bytes later, or only checked.
+   */
+  skipString(end: number): number {
+    const stop = this.lengthEnd(end)
+    const start = this.pos
+    this.pos = stop
+    const buf = this.buf
+    let i = start
+    while (i < stop && (buf[i] as number) < 0x80) i++
+    // ASCII is UTF-8; anything else goes through `text`, which throws what `string` throws.
+    if (i < stop) this.text(start, stop)
+    return start
   }
 
   bytes(end: number): Uint8Array {

@@ -4,12 +4,11 @@ import { transactionText } from '../convert/transaction-text.js'
 import type { Transaction } from '../gen/aptos/transaction/v1/transaction_pb.js'
 import { fallbacks } from './fallbacks.js'
 import { other } from './move.js'
-import { timestamp } from './payload.js'
 import { ascii, type TextWriter } from './text-writer.js'
 import { processedRange, transaction } from './transaction.js'
-import { endInfo, metadata, NULL, TIMESTAMP, user, type Parts } from './kind-text.js'
+import { endInfo, endInfoText, metadata, NULL, TIMESTAMP, user, type Parts } from './kind-text.js'
 import { changesText } from './change-text.js'
-import { range, type Ranges } from './user-text.js'
+import { microsText, range, type Ranges } from './user-text.js'
 import { WireFormatError, WireReader } from './wire-reader.js'
 
 /**
@@ -62,6 +61,9 @@ const SUCCESS_FALSE = ascii('","success":false,"vm_status":')
 const EMPTY = ascii('""')
 const ACCUMULATOR = ascii(',"accumulator_root_hash":')
 const CHANGES = ascii(',"changes":')
+/** The changes' ranges of the transaction `fast` writes: one array reused, as `fast` never runs inside itself. */
+const CHANGE_RANGES: Ranges = []
+
 /**
  * The common kinds (user, block metadata, state checkpoint, block epilogue) written straight
  * from the wire; `undefined` (nothing written) for any other, or for a singular message field
@@ -85,7 +87,8 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
   let vmEnd = -1
   let accumulator = at
   let accumulatorEnd = at
-  const changes: Ranges = []
+  const changes = CHANGE_RANGES
+  changes.length = 0
   r.pos = p.info
   const infoEnd = p.infoEnd
   while (r.pos < infoEnd) {
@@ -167,16 +170,19 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
       skeleton = s
       break
     }
-    case 'blockMetadata':
-      blockHash = metadata(r, p, w)
-      blockTimestamp = p.micros
+    case 'blockMetadata': {
+      const block = metadata(r, p, w)
+      if (block === undefined) return undefined
+      blockHash = block.id
+      blockTimestamp = block.micros
       skeleton = { version: p.version, epoch: p.epoch, type: 'block_metadata_transaction' }
       break
+    }
     case 'stateCheckpoint':
       r.pos = p.data
       while (r.pos < p.dataEnd) other(r, r.tag(p.dataEnd), p.dataEnd, 0)
       w.lit(TIMESTAMP)
-      w.ascii(p.micros)
+      microsText(r, p.time, p.timeEnd, w)
       w.lit(CHECKPOINT_END)
       skeleton = { version: p.version, type: 'state_checkpoint_transaction' }
       break
@@ -184,9 +190,9 @@ function fast(r: WireReader, at: number, end: number, w: TextWriter): TextTransa
       const info = endInfo(r, p.data, p.dataEnd)
       if (info === false) return undefined
       w.lit(TIMESTAMP)
-      w.ascii(p.micros)
+      microsText(r, p.time, p.timeEnd, w)
       w.lit(END_INFO)
-      w.ascii(JSON.stringify(info))
+      endInfoText(info, w)
       w.lit(EPILOGUE_END)
       skeleton = { version: p.version, block_end_info: info, type: 'block_epilogue_transaction' }
     }
@@ -256,41 +262,7 @@ function parts(r: WireReader, at: number, end: number): Parts | undefined {
     }
   }
   if (info < 0 || data < 0) return undefined
-  return { version, epoch, blockHeight, kind, micros: time < 0 ? '0' : microsAt(r, time, timeEnd), info, infoEnd, data, dataEnd }
-}
-
-/**
- * `micros` of the `Timestamp` at `[at, end)`: in doubles when the seconds and nanos are in the
- * range where that is exact (seconds below 2^33, so µs stay below 2^53), else as the decoder
- * and `micros` compute it.
- */
-function microsAt(r: WireReader, at: number, end: number): string {
-  r.pos = at
-  let seconds = 0
-  let nanos = 0
-  while (r.pos < end) {
-    const tag = r.tag(end)
-    if (tag === ((1 << 3) | 0)) {
-      // Five varint bytes carry 35 bits, summed exactly as a double; a negative int64 has ten.
-      const start = r.pos
-      const buf = r.input
-      let value = 0
-      let scale = 1
-      for (let p = start; p < end && p - start < 5; p++) {
-        const b = buf[p] as number
-        value += (b & 0x7f) * scale
-        scale *= 128
-        if (b < 0x80) break
-      }
-      r.varint32(end)
-      seconds = r.pos - start > 5 || value >= 2 ** 33 ? -1 : value
-    } else if (tag === ((2 << 3) | 0)) nanos = r.varint32(end) | 0
-    else other(r, tag, end, 0b110)
-    if (seconds < 0 || nanos < 0) break
-  }
-  if (seconds >= 0 && nanos >= 0) return String(seconds * 1_000_000 + Math.floor(nanos / 1000))
-  r.pos = at
-  return micros(timestamp(r, end))
+  return { version, epoch, blockHeight, kind, time, timeEnd, info, infoEnd, data, dataEnd }
 }
 
 /** One transaction by the message decoder and `transactionText`: every kind and shape. */
