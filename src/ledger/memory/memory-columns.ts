@@ -121,6 +121,7 @@ export class MemoryColumns {
       }
     }
     this.txnCount = t
+    const nexts = prepared.nextSequenceNumbers
     for (const e of prepared.entries) {
       const txn = firstTxn + e.index
       let account = this.accounts.get(e.address)
@@ -131,11 +132,10 @@ export class MemoryColumns {
       } else if (typeof account.txns === 'number') account.txns = [account.txns, txn]
       else account.txns.push(txn)
       accountOf[txn - this.txnBase] = account.id
+      // The sender's next sequence number after the block, set through the record in hand
+      // rather than looked up again per sender in the (large) account map.
+      account.next = nexts.get(e.address) as U64
     }
-    // forEach, not for…of: no [key, value] pair per sender.
-    const accounts = this.accounts
-    prepared.nextSequenceNumbers.forEach((next, address) => ((accounts.get(address) as AccountRecord).next = next))
-  }
   }
 
   /** Makes room in the transaction columns for `count` transactions, doubling them. */
