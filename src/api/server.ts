@@ -1,6 +1,5 @@
 import { createServer as createHttpServer } from 'node:http'
-import { createRequire } from 'node:module'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import { resolveCalibratedConfig, type CalibratedConfigInput } from '../core/calibrated/calibrated-config.js'
 import { resolveConfig, type EstimatorConfigInput } from '../core/config.js'
 import { InvalidConfigError } from '../core/errors.js'
@@ -42,14 +41,6 @@ import { specRoute } from './routes/spec.js'
 import { transactionByVersionRoute } from './routes/transaction-by-version.js'
 import { REQUEST_ID_HEADER, requestIdOf } from './plumbing/request-id.js'
 import { DEFAULT_STORE_TIMEOUT_MS, guardStore } from './plumbing/store-guard.js'
-
-/**
- * Fastify, loaded by `require`: it is CommonJS, and an `import` of it first runs Node's
- * CommonJS export lexer over its source, long enough that V8 compiles the lexer on its helper
- * threads, which a start on two cores waits for. A missing package still fails the import of
- * this module: `fastify-plugin` (`conventions.ts`) is imported, so resolved before anything runs.
- */
-const Fastify = createRequire(import.meta.url)('fastify') as typeof import('fastify').default
 
 /** The endpoints, by their Aptos operation ids; any of them can be disabled (403 `api_disabled`). */
 export const ENDPOINTS = [
