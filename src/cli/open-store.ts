@@ -8,6 +8,8 @@ import type { BatchAppendStore, LedgerStore } from '../ledger/store/store.js'
 import { UsageError } from './errors.js'
 import { checkInput } from './paths.js'
 
+export { coalesced } from './coalesced.js'
+
 /** A ledger opened from `--db`, and how a replica learns of blocks that another process appends. */
 export interface OpenedLedger {
   store: LedgerStore
@@ -64,32 +66,6 @@ export async function openLedger(db: string, options: OpenLedgerOptions): Promis
   if (options.readonly) await checkInput(db, 'db')
   // SqliteStore.open refuses another program's file untouched (LedgerDatabaseError, exit 2, naming it).
   return { store: SqliteStore.open(db, { ...limits, readonly: options.readonly }), source: db }
-}
-
-/**
- * `run` whenever `trigger()` is called, never two at once: calls during a run fold into one
- * more run after it. Failures go to `onError`; the next trigger tries again.
- */
-export function coalesced(run: () => Promise<void>, onError: (error: unknown) => void): () => void {
-  let running = false
-  let again = false
-  const trigger = (): void => {
-    if (running) {
-      again = true
-      return
-    }
-    running = true
-    run()
-      .catch(onError)
-      .finally(() => {
-        running = false
-        if (again) {
-          again = false
-          trigger()
-        }
-      })
-  }
-  return trigger
 }
 
 /**

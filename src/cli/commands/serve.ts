@@ -10,13 +10,12 @@ import { resolvePeer } from '../../ledger/optional-peer.js'
 import type { LedgerStore } from '../../ledger/store/store.js'
 import { choiceFlag, envName, intFlag, parseFlags, withEnv } from '../args.js'
 import { loadCalibratedConfigFile, loadConfigFile } from '../config-file.js'
-import { coalesced, openLedger, type OpenedLedger } from '../open-store.js'
-import { openFollowing } from '../serve-follow.js'
+import { coalesced } from '../coalesced.js'
+import type { OpenedLedger } from '../open-store.js'
 import { UsageError } from '../errors.js'
 import type { Command } from '../io.js'
 import { checkInput } from '../paths.js'
 import { gitHash, packageRoot, packageVersion } from '../package-info.js'
-import { openSampleLedger } from '../sample-ledger.js'
 export { reportFailure } from '../run-command.js'
 
 /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -166,6 +165,9 @@ export const run: Command = async (args, io) => {
   // (at most MAX_PARSED_BLOCKS: older ones of a longer span are parsed from their JSON).
   const load = { parsedBlocks: Math.min(estimateSpan(config, calibrated), MAX_PARSED_BLOCKS) }
 
+  // Each source's opener is imported in its branch, as gRPC's is: the database stores, the node
+  // follower and the sample chain's generator are modules that a `--data` start would otherwise
+  // load and compile for nothing.
   let store: LedgerStore
   let source: string
   let watch: OpenedLedger['watch']
@@ -180,14 +182,17 @@ export const run: Command = async (args, io) => {
   } else if (flags.follow !== undefined) {
     const log = (line: string) => void io.stderr.write(`ledger-gas serve: ${line}\n`)
     readiness = new Readiness()
+    const { openFollowing } = await import('../serve-follow.js')
     ;({ store, source, watch } = await openFollowing(flags.follow, flags.db, flags.data, intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), log, load, readiness))
   } else if (flags.db !== undefined) {
+    const { openLedger } = await import('../open-store.js')
     ;({ store, source, watch } = await openLedger(flags.db, { readonly: true, pollMs: intFlag(flags.poll, 'poll', 1000, 1, 2 ** 31 - 1), readTimeoutMs: limits.storeTimeoutMs }))
   } else if (flags.data !== undefined) {
     await checkInput(flags.data, 'data')
     store = await MemoryStore.fromJsonLines(flags.data, load)
     source = flags.data
   } else {
+    const { openSampleLedger } = await import('../sample-ledger.js')
     const sample = await openSampleLedger(root)
     store = sample.store
     source = sample.source

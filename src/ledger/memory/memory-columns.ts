@@ -38,8 +38,12 @@ export class MemoryColumns {
   lastVersions: U64[] = []
   timestamps: U64[] = []
   epochs: U64[] = []
-  /** 32 bytes per block of each canonical hash; `oddHashes` holds the others by block index. */
-  hashBytes = Buffer.alloc(32 * 1024)
+  /**
+   * 32 bytes per block of each canonical hash; `oddHashes` holds the others by block index.
+   * Starts at a few blocks, so that it first grows (a rare path) while a load's first blocks
+   * still run unoptimised: grown first once `commit` is compiled, it would throw that code away.
+   */
+  hashBytes = Buffer.alloc(32 * 16)
   oddHashes = new Map<number, string>()
   /** Block index of `heights[0]` since the store began. */
   blockBase = 0
@@ -117,6 +121,7 @@ export class MemoryColumns {
       }
     }
     this.txnCount = t
+    const nexts = prepared.nextSequenceNumbers
     for (const e of prepared.entries) {
       const txn = firstTxn + e.index
       let account = this.accounts.get(e.address)
@@ -127,10 +132,10 @@ export class MemoryColumns {
       } else if (typeof account.txns === 'number') account.txns = [account.txns, txn]
       else account.txns.push(txn)
       accountOf[txn - this.txnBase] = account.id
+      // The sender's next sequence number after the block, set through the record in hand
+      // rather than looked up again per sender in the (large) account map.
+      account.next = nexts.get(e.address) as U64
     }
-    // forEach, not for…of: no [key, value] pair per sender.
-    const accounts = this.accounts
-    prepared.nextSequenceNumbers.forEach((next, address) => ((accounts.get(address) as AccountRecord).next = next))
   }
 
   /** Makes room in the transaction columns for `count` transactions, doubling them. */

@@ -296,15 +296,15 @@ export class MemoryLedger implements BatchAppendStore {
    * which appends it or throws the error worded for it. What a chain file is loaded with.
    */
   appendJsonLine(line: Buffer): boolean {
-    // The records go straight into the arena's chunk, past what is committed, when the line fits
-    // its room (the records are never longer than the line), so they are not copied a second
-    // time; a refused line leaves them uncommitted. Else into a scratch buffer, and `commit`
-    // copies them.
+    // The records go straight into the arena's chunk, past what is committed (the records are
+    // never longer than the line), so they are not copied a second time; a refused line leaves
+    // them uncommitted. The room is made first, in a fresh chunk when the line may not fit the
+    // one being filled: a block's records are then always written the one way, and the load's
+    // compiled code never meets a chunk's end as a case of its own. Only a line longer than a
+    // chunk goes to a scratch buffer, and `commit` copies its records.
     const arena = this.#columns.arena
-    let read
-    if (arena.offset + line.length <= arena.chunk.length) {
-      read = this.#packer.pack(line, arena.chunk, arena.offset)
-    } else read = this.#packer.pack(line)
+    if (line.length <= arena.chunkBytes) arena.reserve(line.length)
+    const read = arena.offset + line.length <= arena.chunk.length ? this.#packer.pack(line, arena.chunk, arena.offset) : this.#packer.pack(line)
     if (read === undefined) return false
     let prepared: PreparedBlock
     try {

@@ -105,10 +105,44 @@ export function dictionaryKeyAt(b: Uint8Array, view: DataView<ArrayBufferLike>, 
   return -1
 }
 
+/**
+ * Reads `value` into field `field` of `fields`. A case per field, each a store of a named
+ * property: one keyed store by the field's name would see every name at one site and go
+ * megamorphic (a generic lookup per field of every transaction loaded). Field ids below
+ * `F_NONCE` are positions in `F_STRING_FIELDS`.
+ */
 export function putString(fields: TxnFields, field: number, value: string): void {
-  if (field < F_PAYLOAD) (fields as unknown as Record<string, string>)[F_STRING_FIELDS[field] as string] = value
-  else if (field === F_PAYLOAD_TYPE) (fields.payload as { type: string | undefined }).type = value
-  else (fields.payload as { function: string | undefined }).function = value
+  switch (field) {
+    case 0:
+      fields.type = value
+      break
+    case 1:
+      fields.gas_unit_price = value
+      break
+    case 2:
+      fields.gas_used = value
+      break
+    case 3:
+      fields.epoch = value
+      break
+    case 4:
+      fields.version = value
+      break
+    case 5:
+      fields.sender = value
+      break
+    case 6:
+      fields.sequence_number = value
+      break
+    case F_NONCE:
+      fields.replay_protection_nonce = value
+      break
+    case F_PAYLOAD_TYPE:
+      ;(fields.payload as { type: string | undefined }).type = value
+      break
+    default:
+      ;(fields.payload as { function: string | undefined }).function = value
+  }
 }
 
 /** Whether `field` takes a string value. */

@@ -80,8 +80,11 @@ export class PageToucher implements ChunkSource {
   readonly #chunkBytes: number
   /** The chunk `take` hands out next: allocated (untouched, so free) one chunk early, so the worker can run ahead into it. */
   #spare: Buffer
-  /** The chunk handed out last, and the pages of those before it. */
-  #current: Buffer | undefined
+  /**
+   * The chunk handed out last (empty before the first), and the pages of those before it. Never
+   * undefined, so every `take` runs the same code as the first.
+   */
+  #current: Buffer = Buffer.alloc(0)
   #pagesBefore = 0
   #published = -1
   #stopped = false
@@ -128,7 +131,7 @@ export class PageToucher implements ChunkSource {
 
   take(bytes: number): Buffer | undefined {
     if (this.#stopped || bytes !== this.#chunkBytes) return undefined
-    if (this.#current !== undefined) this.#pagesBefore += this.#current.length / PAGE
+    this.#pagesBefore += this.#current.length / PAGE
     this.#current = this.#spare
     this.#spare = this.#shared(bytes)
     this.#publish(0)
