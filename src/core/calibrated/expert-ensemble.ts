@@ -6,7 +6,7 @@ import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
 import { FloorLedger, LONG_GATE } from './floor-ledger.js'
-import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
+import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps, plannedDebt } from './floor-rule.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptions } from './promise-types.js'
 
@@ -31,6 +31,33 @@ const SCALED_MARGIN = 0.1
 export function rateAtHorizon(γ: number, slowest: number, k: number): number {
   const r = γ / k
   return r > slowest ? r : Math.min(γ, slowest)
+}
+
+/**
+ * The level a busy block's quote is read at while the served quotes owe more than the planned
+ * debt (`excess` > 0, as a level): the chosen expert's own level plus the excess, with an own
+ * level below q raised towards q by the share (excess/`ramp`)² of the gap, all of it once the
+ * excess reaches `ramp` (`price` passes the short gate's allowance, `FLOOR_GATE` outcomes).
+ *
+ * Why: an expert's ACI level sinks below q whenever its own quotes hit more often than q, and
+ * most of all through the calm stretches of a regime-switching chain, where the floor gets in
+ * and every quote hits; the outer offset banks the same stretches' hits. When the chain turns
+ * busy both are spent, so the surplus is spent twice, and once the offset owes, the sunk expert
+ * level still discounts every busy block until misses have raised it again. A run that ends busy
+ * then ends short by that second debt, beyond the calibration bound and the plan (measured:
+ * bench/calibration.ts, the switching chain at seed 4). So while the tier owes beyond its plan,
+ * busy blocks are not discounted below q. Calm blocks keep the expert's level (the floor gets
+ * into them; the calm floor rule reads the level), and so does every level in surplus or within
+ * the plan, so the calm stretches' hits are still spent, once. The square keeps the raise small
+ * while the offset swings around the plan by the few outcomes of quotes settling, and makes the
+ * level continuous in the offset, so a quote does not jump as the offset crosses the plan.
+ *
+ * @example owingLevel(0.6, 0.95, 0.075, 0.075) // 1.025: q plus the excess
+ */
+export function owingLevel(own: number, q: number, excess: number, ramp: number): number {
+  if (own >= q) return own + excess
+  const share = excess < ramp ? excess / ramp : 1
+  return own + excess + (q - own) * share * share
 }
 
 /** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
@@ -279,7 +306,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     let forgiven = keeps ? allowance : 0
     const long = this.floorLedger.allowance(i) * this.outerRate
     if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
-    const level = 1 - (alpha[best] as number) + d - forgiven
+    // … but never more than the debt the tolerance plans for, so that a run ending busy ends within it (`plannedDebt`)
+    const plan = plannedDebt(j + 1, this.horizon[i] as number) * this.outerRate
+    if (forgiven > plan) forgiven = plan
+    const own = 1 - (alpha[best] as number)
+    const excess = d - forgiven
+    const level = excess > 0 && this.chain.state !== CALM ? owingLevel(own, this.probability[i] as number, excess, allowance) : own + excess
     this.servedLevel[i] = level
     // the calm floor's O(1) conditions first: a call that passes the level costs more than they do
     const calm = !rule && this.chain.state === CALM && level <= 1 && this.calmFloor(x, level)
