@@ -6,7 +6,7 @@ import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
 import { FloorLedger, LONG_GATE } from './floor-ledger.js'
-import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps, plannedDebt } from './floor-rule.js'
+import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptions } from './promise-types.js'
 
@@ -118,6 +118,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
    */
   private readonly alphaTerms: Float64Array[]
   protected readonly offset: Float64Array
+  /**
+   * Per promise, the debt its tolerance plans for after the newest block, as a level
+   * (`plannedDebt` × γ_o): set by `PromiseLearner` before `price` reads it, since computed in
+   * `price` it left the optimizing compiler no budget to inline the window's quantile there.
+   */
+  protected readonly plans: Float64Array
   protected readonly chosen: Int32Array
   /**
    * Why promise i's newest quote is the floor: `FLOOR_RULE` (the floor keeps it on the recent
@@ -176,6 +182,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       return terms
     })
     this.offset = new Float64Array(promises.length)
+    this.plans = new Float64Array(promises.length)
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.floorLedger = new FloorLedger(promises)
@@ -200,6 +207,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       this.quoted[i] = this.floor
     })
     this.offset.fill(0)
+    this.plans.fill(0)
     this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
     this.floorRule.fill(0)
@@ -302,12 +310,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE * this.outerRate && this.longFloor(i, d))
     // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
-    // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does
+    // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does,
+    // but never more than the debt the tolerance plans for, so that a run ending busy ends within it (`plans`)
     let forgiven = keeps ? allowance : 0
     const long = this.floorLedger.allowance(i) * this.outerRate
     if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
-    // … but never more than the debt the tolerance plans for, so that a run ending busy ends within it (`plannedDebt`)
-    const plan = plannedDebt(j + 1, this.horizon[i] as number) * this.outerRate
+    const plan = this.plans[i] as number
     if (forgiven > plan) forgiven = plan
     const own = 1 - (alpha[best] as number)
     const excess = d - forgiven
