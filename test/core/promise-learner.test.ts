@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
-import { owingLevel, rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
+import { rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
 import { plannedDebt } from '../../src/core/calibrated/floor-rule.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
@@ -222,25 +222,6 @@ describe('PromiseLearner', () => {
     expect(plannedDebt(400, 3)).toBe(0)
     expect(plannedDebt(0, 1)).toBe(0)
     for (let b = 0; b < 5000; b += 7) expect(plannedDebt(b + 7, 3)).toBeGreaterThanOrEqual(plannedDebt(b, 3))
-  })
-
-  it('while owing beyond the plan, a level below q is raised towards q continuously, by the square of the excess over the short gate, and fully from there', () => {
-    const ramp = 30 * 0.0025
-    // at or above q, and at no excess, the expert's level plus the excess
-    expect(owingLevel(0.97, 0.95, 0.01, ramp)).toBeCloseTo(0.98, 12)
-    expect(owingLevel(0.5, 0.95, 0, ramp)).toBe(0.5)
-    // a quarter of the way up at half the ramp, q plus the excess from the ramp on
-    expect(owingLevel(0.55, 0.95, ramp / 2, ramp)).toBeCloseTo(0.55 + ramp / 2 + 0.4 / 4, 12)
-    expect(owingLevel(0.55, 0.95, ramp, ramp)).toBeCloseTo(0.95 + ramp, 12)
-    expect(owingLevel(0.55, 0.95, 2 * ramp, ramp)).toBeCloseTo(0.95 + 2 * ramp, 12)
-    // monotone in the excess and never below the expert's level plus the excess
-    let last = -Infinity
-    for (let x = 0; x <= 3 * ramp; x += ramp / 50) {
-      const level = owingLevel(0.3, 0.9, x, ramp)
-      expect(level).toBeGreaterThanOrEqual(last)
-      expect(level).toBeGreaterThanOrEqual(0.3 + x - 1e-12)
-      last = level
-    }
   })
 
   it('explains which expert and state drove a quote', () => {

@@ -33,33 +33,6 @@ export function rateAtHorizon(γ: number, slowest: number, k: number): number {
   return r > slowest ? r : Math.min(γ, slowest)
 }
 
-/**
- * The level a busy block's quote is read at while the served quotes owe more than the planned
- * debt (`excess` > 0, as a level): the chosen expert's own level plus the excess, with an own
- * level below q raised towards q by the share (excess/`ramp`)² of the gap, all of it once the
- * excess reaches `ramp` (`price` passes the short gate's allowance, `FLOOR_GATE` outcomes).
- *
- * Why: an expert's ACI level sinks below q whenever its own quotes hit more often than q, and
- * most of all through the calm stretches of a regime-switching chain, where the floor gets in
- * and every quote hits; the outer offset banks the same stretches' hits. When the chain turns
- * busy both are spent, so the surplus is spent twice, and once the offset owes, the sunk expert
- * level still discounts every busy block until misses have raised it again. A run that ends busy
- * then ends short by that second debt, beyond the calibration bound and the plan (measured:
- * bench/calibration.ts, the switching chain at seed 4). So while the tier owes beyond its plan,
- * busy blocks are not discounted below q. Calm blocks keep the expert's level (the floor gets
- * into them; the calm floor rule reads the level), and so does every level in surplus or within
- * the plan, so the calm stretches' hits are still spent, once. The square keeps the raise small
- * while the offset swings around the plan by the few outcomes of quotes settling, and makes the
- * level continuous in the offset, so a quote does not jump as the offset crosses the plan.
- *
- * @example owingLevel(0.6, 0.95, 0.075, 0.075) // 1.025: q plus the excess
- */
-export function owingLevel(own: number, q: number, excess: number, ramp: number): number {
-  if (own >= q) return own + excess
-  const share = excess < ramp ? excess / ramp : 1
-  return own + excess + (q - own) * share * share
-}
-
 /** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
 export const MARGINAL = 0
 export const CONDITIONED = 1
@@ -319,7 +292,22 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     if (forgiven > plan) forgiven = plan
     const own = 1 - (alpha[best] as number)
     const excess = d - forgiven
-    const level = excess > 0 && this.chain.state !== CALM ? owingLevel(own, this.probability[i] as number, excess, allowance) : own + excess
+    // Owing beyond the plan, a busy block is not discounted below q: an own level below q is raised towards q by the share
+    // (excess/allowance)² of the gap, all of it from the short gate's allowance on. Why: an expert's ACI level sinks below q
+    // through a calm stretch's hits (the floor gets in, every quote hits), and the outer offset banks the same hits; a busy
+    // regime after it spent the surplus twice, and once the offset owed, the sunk level went on discounting every busy block
+    // until misses raised it, so a run that ended busy ended short by that second debt (measured: bench/calibration.ts, the
+    // switching chain at seed 4). Calm blocks keep the expert's level (the floor gets in; the calm floor rule reads the
+    // level), and so does every level in surplus or within the plan, so the calm stretches' hits are still spent, once. The
+    // square keeps the raise small while the offset swings around the plan by the few outcomes of quotes settling, and makes
+    // the level continuous in the offset. Inline: a function call here, even one not taken, made every block of the
+    // calibrated mode measurably slower (measured: bench/core.ts).
+    const q = this.probability[i] as number
+    let level = own + excess
+    if (excess > 0 && own < q && this.chain.state !== CALM) {
+      const share = excess < allowance ? excess / allowance : 1
+      level += (q - own) * share * share
+    }
     this.servedLevel[i] = level
     // the calm floor's O(1) conditions first: a call that passes the level costs more than they do
     const calm = !rule && this.chain.state === CALM && level <= 1 && this.calmFloor(x, level)
