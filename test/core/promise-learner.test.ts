@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
+import { plannedDebt } from '../../src/core/calibrated/floor-rule.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import type { U64 } from '../../src/core/u64.js'
 import { resolveConfig } from '../../src/core/config.js'
@@ -20,6 +21,12 @@ function run(learner: PromiseLearner, reqs: readonly number[]): U64[][] {
       return p
     })
   })
+}
+
+/** The calibration benchmark's regime-switching chain (3,000 blocks) as requirements. */
+function switchingChain(seed: number): number[] {
+  const config = resolveConfig()
+  return [...generateChain({ blocks: 3000, seed, scenario: 'switching' })].map((g) => Number(blockRequirement(priceBlock(parseBlockJson(g.block), config))))
 }
 
 /**
@@ -112,20 +119,29 @@ describe('PromiseLearner', () => {
     expect(priced.slice(1650).some((p) => p > 100)).toBe(true)
   })
 
-  it('does not pay back at a premium what the long floor rule may overdraw: on regime-switching chains whose floor nearly keeps the promise, coverage ends within [q − 1, q + 2] points', () => {
-    // the two chains of the calibration benchmark where the learner paid its busy regimes back to q and the calm tail over-kept it (92.1% and 82.4%)
-    const config = resolveConfig()
-    for (const [seed, q] of [[3, 0.9], [5, 0.8]] as const) {
-      const reqs = [...generateChain({ blocks: 3000, seed, scenario: 'switching' })].map((g) => blockRequirement(priceBlock(parseBlockJson(g.block), config)))
-      const l = new PromiseLearner([{ k: 1, q }], { floor: 100 })
-      for (const r of reqs) {
-        l.observe(r)
-        l.serve(0, l.quote(0))
-      }
-      const rate = l.coverage(0).rate as number
+  it('does not pay back at a premium what the long floor rule may overdraw: on a regime-switching chain whose floor nearly keeps the promise, coverage ends within [q − 1, q + 2] points', () => {
+    // the chain of the calibration benchmark where the learner paid its busy regimes back to q and the calm tail over-kept it (92.1%).
+    // (Seed 5's 0.8 within 1 block is no longer held to it: there, even quoting only the floor from block 2,079 on, a tier ends
+    // within q + 2 points only if it was about 4 points short at that block, far beyond the plan a run that ends busy allows.)
+    const l = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
+    run(l, switchingChain(3))
+    const rate = l.coverage(0).rate as number
+    expect(rate).toBeGreaterThanOrEqual(0.9 - 0.01)
+    expect(rate).toBeLessThanOrEqual(0.9 + 0.02)
+  })
+
+  it('plans no debt beyond the tolerance and does not spend a calm stretch twice: on a regime-switching chain that ends busy, coverage ends within [q − 1, q + 2] points at k = 3 and 10', () => {
+    // seed 4 ends in 800 busy blocks after long calm ones: the learner aimed at the long floor allowance (up to 90 outcomes) and
+    // its experts' levels, sunk below q by the calm stretches' hits, discounted the busy tail too (0.9@3 88.6%, 0.95@3 93.3%,
+    // 0.9@10 88.2%, 0.95@10 93.95% before)
+    const promises = [0.9, 0.95].flatMap((q) => [3, 10].map((k) => ({ k, q })))
+    const l = new PromiseLearner(promises, { floor: 100 })
+    run(l, switchingChain(4))
+    promises.forEach(({ q }, i) => {
+      const rate = l.coverage(i).rate as number
       expect(rate).toBeGreaterThanOrEqual(q - 0.01)
       expect(rate).toBeLessThanOrEqual(q + 0.02)
-    }
+    })
   })
 
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
@@ -198,6 +214,14 @@ describe('PromiseLearner', () => {
       expect(Math.abs((l.coverage(0).rate as number) - 0.8)).toBeLessThan(0.01)
       expect(l.explain(0).expert.learning_rate).toBe(0.005)
     }
+  })
+
+  it('plans a debt of at most 1% of the blocks seen, less the quotes in flight, and never a surplus', () => {
+    expect(plannedDebt(3000, 3)).toBeCloseTo(26, 12)
+    expect(plannedDebt(3000, 10)).toBeCloseTo(19, 12)
+    expect(plannedDebt(400, 3)).toBe(0)
+    expect(plannedDebt(0, 1)).toBe(0)
+    for (let b = 0; b < 5000; b += 7) expect(plannedDebt(b + 7, 3)).toBeGreaterThanOrEqual(plannedDebt(b, 3))
   })
 
   it('explains which expert and state drove a quote', () => {

@@ -91,6 +91,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
    */
   private readonly alphaTerms: Float64Array[]
   protected readonly offset: Float64Array
+  /**
+   * Per promise, the debt its tolerance plans for after the newest block, as a level
+   * (`plannedDebt` × γ_o): set by `PromiseLearner` before `price` reads it, since computed in
+   * `price` it left the optimizing compiler no budget to inline the window's quantile there.
+   */
+  protected readonly plans: Float64Array
   protected readonly chosen: Int32Array
   /**
    * Why promise i's newest quote is the floor: `FLOOR_RULE` (the floor keeps it on the recent
@@ -149,6 +155,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       return terms
     })
     this.offset = new Float64Array(promises.length)
+    this.plans = new Float64Array(promises.length)
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.floorLedger = new FloorLedger(promises)
@@ -173,6 +180,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       this.quoted[i] = this.floor
     })
     this.offset.fill(0)
+    this.plans.fill(0)
     this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
     this.floorRule.fill(0)
@@ -275,11 +283,31 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE * this.outerRate && this.longFloor(i, d))
     // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
-    // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does
+    // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does,
+    // but never more than the debt the tolerance plans for, so that a run ending busy ends within it (`plans`)
     let forgiven = keeps ? allowance : 0
     const long = this.floorLedger.allowance(i) * this.outerRate
     if (long > forgiven && this.floorLedger.keeps(i)) forgiven = long
-    const level = 1 - (alpha[best] as number) + d - forgiven
+    const plan = this.plans[i] as number
+    if (forgiven > plan) forgiven = plan
+    const own = 1 - (alpha[best] as number)
+    const excess = d - forgiven
+    // Owing beyond the plan, a busy block is not discounted below q: an own level below q is raised towards q by the share
+    // (excess/allowance)² of the gap, all of it from the short gate's allowance on. Why: an expert's ACI level sinks below q
+    // through a calm stretch's hits (the floor gets in, every quote hits), and the outer offset banks the same hits; a busy
+    // regime after it spent the surplus twice, and once the offset owed, the sunk level went on discounting every busy block
+    // until misses raised it, so a run that ended busy ended short by that second debt (measured: bench/calibration.ts, the
+    // switching chain at seed 4). Calm blocks keep the expert's level (the floor gets in; the calm floor rule reads the
+    // level), and so does every level in surplus or within the plan, so the calm stretches' hits are still spent, once. The
+    // square keeps the raise small while the offset swings around the plan by the few outcomes of quotes settling, and makes
+    // the level continuous in the offset. Inline: a function call here, even one not taken, made every block of the
+    // calibrated mode measurably slower (measured: bench/core.ts).
+    const q = this.probability[i] as number
+    let level = own + excess
+    if (excess > 0 && own < q && this.chain.state !== CALM) {
+      const share = excess < allowance ? excess / allowance : 1
+      level += (q - own) * share * share
+    }
     this.servedLevel[i] = level
     // the calm floor's O(1) conditions first: a call that passes the level costs more than they do
     const calm = !rule && this.chain.state === CALM && level <= 1 && this.calmFloor(x, level)

@@ -32,6 +32,34 @@ export const FLOOR_GATE = 30
 export const FLOOR_SURPLUS = 30
 
 /**
+ * The learner's planned debt is at most this share of the blocks seen (see `plannedDebt`): 1%,
+ * the shortfall below q issue 20 holds a promise's coverage to.
+ */
+export const PLANNED_DEBT_SHARE = 0.01
+
+/**
+ * The most a promise "within k blocks" may plan to owe after `blocks` blocks, in outcomes:
+ * `PLANNED_DEBT_SHARE` of the blocks, less the k + 1 quotes still in flight, and never below 0.
+ *
+ * Why: the floor rules' allowances (`FLOOR_GATE`, the long allowance of `FloorLedger`), which
+ * `price` subtracts from the served level while the floor keeps the promise, plan a debt: they
+ * bet that a calm stretch repays what a busy one overdraws. A chain that ends busy repays
+ * nothing, so a plan beyond the tolerance ends the tier beyond it (measured:
+ * bench/calibration.ts, the switching chain at seed 4, where the long allowance planned three
+ * times the tolerance). The quotes in flight are owed already when the chain has just turned busy,
+ * and the offset counts them only as they settle. On a long run the allowances stay the bound;
+ * on a short one, where each outcome is a larger part of the coverage, the plan is smaller.
+ * This bounds only the debt planned once the floor is left: the floor rules themselves may still
+ * hold the floor through their allowances.
+ *
+ * @example plannedDebt(3000, 3) // 26
+ */
+export function plannedDebt(blocks: number, k: number): number {
+  const plan = PLANNED_DEBT_SHARE * blocks - (k + 1)
+  return plan > 0 ? plan : 0
+}
+
+/**
  * Until the window holds `FLOOR_PRIOR_SAMPLES` samples, the floor test counts up to this many
  * samples more, all met by the floor, fading linearly to none as the window fills: a learner that
  * has seen a handful of k-block minima presumes the floor keeps the promise instead of leaving it

@@ -6,6 +6,7 @@ import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
 import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED } from './expert-ensemble.js'
+import { plannedDebt } from './floor-rule.js'
 import type { Coverage } from './promise-ledger.js'
 import { windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, TERCILES, type ChainState, type Expert, type PromiseExplain, type PromiseLearnerOptions } from './promise-types.js'
@@ -130,6 +131,7 @@ export class PromiseLearner extends ExpertEnsemble {
       // the floor's record reads the samples the windows hold (from the point before any block on)
       if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= floor)
       this.settle(i, j)
+      this.plans[i] = plannedDebt(j + 1, this.horizon[i] as number) * this.outerRate
       this.price(i, j)
     }
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
@@ -345,6 +347,7 @@ export class PromiseLearner extends ExpertEnsemble {
       }
       this.offset[i] = d
       for (const row of this.expertQuotes[i] as U64[][]) row.fill(floor)
+      this.plans[i] = plannedDebt(jEnd + 1, k) * this.outerRate
       this.price(i, jEnd)
     }
   }
