@@ -79,6 +79,19 @@ function isDigits(key: string): boolean {
   return true
 }
 
+/**
+ * Whether the last two digits `h`, `l` (character codes) of a `\u00hl` escape are as
+ * `JSON.stringify` writes them: lower-case hex of a control character (below 0x20) that has no
+ * short escape (`\b`, `\t`, `\n`, `\f`, `\r`).
+ */
+export function isStringifiedControl(h: number, l: number): boolean {
+  if (h !== 48 && h !== 49) return false
+  const low = l >= 48 && l <= 57 ? l - 48 : l >= 97 && l <= 102 ? l - 87 : -1
+  if (low < 0) return false
+  const code = (h - 48) * 16 + low
+  return code !== 8 && code !== 9 && code !== 10 && code !== 12 && code !== 13
+}
+
 /** End of the string at `i` (its opening quote) when `JSON.stringify` escapes it that way, else −1. */
 function stringEnd(s: string, i: number): number {
   let p = i + 1
@@ -95,13 +108,7 @@ function stringEnd(s: string, i: number): number {
       }
       // V8 writes `\u00xx` (lower-case) only for a control character without a short escape.
       if (e !== 117 || s.charCodeAt(p + 2) !== 48 || s.charCodeAt(p + 3) !== 48) return -1
-      const h = s.charCodeAt(p + 4)
-      const l = s.charCodeAt(p + 5)
-      if (h !== 48 && h !== 49) return -1
-      const low = l >= 48 && l <= 57 ? l - 48 : l >= 97 && l <= 102 ? l - 87 : -1
-      if (low < 0) return -1
-      const code = (h - 48) * 16 + low
-      if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return -1
+      if (!isStringifiedControl(s.charCodeAt(p + 4), s.charCodeAt(p + 5))) return -1
       p += 6
       continue
     }

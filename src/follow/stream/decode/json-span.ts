@@ -4,6 +4,8 @@
  * through `jsonText`, which handles every string (and the UTF-8 check) itself.
  */
 
+import { isStringifiedControl } from '../convert/json-text.js'
+
 /** Containers nest at most this deep in a JSON text copied as is; deeper ones go through `jsonText`. */
 const MAX_DEPTH = 64
 
@@ -101,13 +103,7 @@ function stringEnd(s: Uint8Array, i: number, stop: number): number {
       }
       // V8 writes `\u00xx` (lower-case) only for a control character without a short escape.
       if (e !== 117 || s[p + 2] !== 48 || s[p + 3] !== 48 || p + 6 > stop) return -1
-      const h = s[p + 4] as number
-      const l = s[p + 5] as number
-      if (h !== 48 && h !== 49) return -1
-      const low = l >= 48 && l <= 57 ? l - 48 : l >= 97 && l <= 102 ? l - 87 : -1
-      if (low < 0) return -1
-      const code = (h - 48) * 16 + low
-      if (code === 8 || code === 9 || code === 10 || code === 12 || code === 13) return -1
+      if (!isStringifiedControl(s[p + 4] as number, s[p + 5] as number)) return -1
       p += 6
       continue
     }
