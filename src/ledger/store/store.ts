@@ -101,6 +101,12 @@ export interface LedgerStore {
   /** Optional: `JSON.stringify(accountTransactions(…))` as UTF-8 bytes, with what the API needs to know of the page without reading it. */
   accountTransactionsBytes?(address: string, start: U64, limit: number): MaybePromise<TransactionPageBytes>
   /**
+   * Optional: `accountTransactionsBytes` of the account's latest `limit` transactions (from its
+   * next sequence number minus `limit`, saturating at 0), in one read: for a store where reading
+   * the next sequence number on its own costs a read of its own.
+   */
+  latestAccountTransactionsBytes?(address: string, limit: number): MaybePromise<TransactionPageBytes>
+  /**
    * Optional: the caller of `accountTransactionsBytes` or `blockBytesByHeight` is done with the `body` it returned (the
    * API: the socket has taken it), so the store may write over its buffer for a later page
    * rather than allocate one. A body not given back is collected as any.
