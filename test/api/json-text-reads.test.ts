@@ -137,6 +137,29 @@ describe('routes send a store’s bytes as they are when it has them', () => {
     expect([past.statusCode, past.body]).toEqual([200, '[]'])
   })
 
+  it('a page without start comes from the store’s latest page in one read when it has one, the same bytes, given back once sent; a start still reads from it', async () => {
+    const { store, inner } = byteStore()
+    const page = store.accountTransactionsBytes as NonNullable<LedgerStore['accountTransactionsBytes']>
+    const asked: [string, number][] = []
+    const latest = (address: string, limit: number) => {
+      asked.push([address, limit])
+      return page(address, Math.max(Number(inner.accountSequenceNumber(address)) - limit, 0), limit)
+    }
+    const plain = await createServer({ store })
+    const before = await plain.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?limit=2` })
+    const server = await createServer({ store: { ...store, latestAccountTransactionsBytes: latest } })
+    const res = await server.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?limit=2` })
+    expect([res.statusCode, res.headers['content-type'], res.body]).toEqual([200, 'application/json; charset=utf-8', before.body])
+    expect(asked).toEqual([[addr(1), 2]])
+    expect(store.released.map((b) => Buffer.from(b).toString()).slice(-1)).toEqual([res.body])
+    await server.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?start=0&limit=2` })
+    expect(asked).toHaveLength(1)
+    for (const body of ['{}', '[{},{},{}]']) {
+      const spoiled = await createServer({ store: { ...store, latestAccountTransactionsBytes: () => ({ body: Buffer.from(body), count: body.length > 2 ? 3 : 0, firstSequenceNumber: body.length > 2 ? 0 : null }) } })
+      expect((await spoiled.fastify.inject({ method: 'GET', url: `/v1/accounts/${addr(1)}/transactions?limit=2` })).statusCode, body).toBe(500)
+    }
+  })
+
   it('bytes that break the contract are a 500, not a wrong answer: another version, a body that is not an array, more than limit, a first before start', async () => {
     const cases: [(s: ReturnType<typeof byteStore>['store']) => void, string][] = [
       [(s) => (s.transactionBytesByVersion = () => Buffer.from(JSON.stringify(storeOf(blocks).transactionByVersion(2)))), '/v1/transactions/by_version/3'],

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
+import { U64_MAX } from '../../src/core/u64.js'
 import { LedgerContinuityError } from '../../src/ledger/store/errors.js'
 import { LedgerDatabaseError, SqliteStore } from '../../src/ledger/sqlite/sqlite-store.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
@@ -58,6 +59,54 @@ describe('SqliteStore persistence', () => {
     expect(raw.prepare("UPDATE transactions SET json = '{\"version\": 0, trunc' WHERE version = ?").run(last).changes).toBe(1)
     raw.close()
     withStore(SqliteStore.open(path, { readonly: true }), (s) => expect(() => s.accountTransactionsBytes(addr(1), 0, 10)).toThrow(LedgerDatabaseError))
+  })
+
+  it('the latest page (latestAccountTransactionsBytes) is the page from the next sequence number minus the limit, saturating at 0, pruned rows left out', () => {
+    const path = dbPath()
+    withStore(SqliteStore.open(path), (s) => {
+      for (const b of blocks) s.appendBlock(b)
+      s.pruneBelow(15)
+      const next = Number(s.accountSequenceNumber(addr(1)))
+      for (const limit of [1, 2, 3, 5, next, next + 1, 1000, 2 ** 60]) {
+        expect(s.latestAccountTransactionsBytes(addr(1), limit)).toEqual(s.accountTransactionsBytes(addr(1), Math.max(next - limit, 0), limit))
+      }
+      expect(Buffer.from(s.latestAccountTransactionsBytes(addr(1), 2).body).toString('utf8')).toBe(`[${s.accountTransactionsJson(addr(1), next - 2, 2).join(',')}]`)
+      for (const [address, limit] of [[addr(9), 10], [addr(1), 0]] as const) {
+        expect(s.latestAccountTransactionsBytes(address, limit)).toEqual({ body: Buffer.from('[]'), count: 0, firstSequenceNumber: null })
+      }
+    })
+    // At the top of the u64 range: the start's key stays within 64 bits.
+    withStore(SqliteStore.open(dbPath()), (s) => {
+      const block = new ChainBuilder({ height: U64_MAX - 1n, version: U64_MAX - 3n, timestamp: 1 }).block({ users: [{ sender: 3, seq: U64_MAX - 2n }, { sender: 3 }] })
+      s.appendBlock(block)
+      const page = s.latestAccountTransactionsBytes(addr(3), 1)
+      expect([JSON.parse(Buffer.from(page.body).toString('utf8')), page.count, page.firstSequenceNumber]).toEqual([[block.transactions[2]], 1, U64_MAX - 1n])
+      expect(s.latestAccountTransactionsBytes(addr(3), 100).count).toBe(2)
+    })
+  })
+
+  it('a stored row that is not one JSON object at either end fails the pages and the block that hold it, naming it', () => {
+    const path = dbPath()
+    withStore(SqliteStore.open(path), (s) => {
+      for (const b of blocks) s.appendBlock(b)
+    })
+    const raw = new Database(path)
+    const key = (n: number) => BigInt(n) - (1n << 63n)
+    const user = blocks[2]?.transactions.find((t) => t.type === 'user_transaction') as { version: string; sequence_number: string }
+    const other = blocks[4]?.transactions.find((t) => t.type === 'user_transaction') as { version: string }
+    expect(raw.prepare("UPDATE transactions SET json = json || ' ' WHERE version = ?").run(key(Number(user.version))).changes).toBe(1)
+    expect(raw.prepare("UPDATE transactions SET json = CAST(' ' || CAST(json AS TEXT) AS BLOB) WHERE version = ?").run(key(Number(other.version))).changes).toBe(1)
+    raw.close()
+    withStore(SqliteStore.open(path, { readonly: true }), (s) => {
+      const named = new LedgerDatabaseError(`${path}: the stored JSON of ${addr(1)}'s transaction ${user.sequence_number} is not one JSON object`)
+      expect(() => s.accountTransactionsBytes(addr(1), 0, 10)).toThrow(named)
+      expect(() => s.latestAccountTransactionsBytes(addr(1), 10)).toThrow(named)
+      expect(() => s.accountTransactionsBytes(addr(1), Number(user.sequence_number) + 1, 10)).toThrow(LedgerDatabaseError)
+      expect(() => s.blockBytesByHeight(5, true)).toThrow(new LedgerDatabaseError(`${path}: the stored JSON of transaction ${user.version} is not one JSON object`))
+      expect(() => s.blockBytesByHeight(7, true)).toThrow(new LedgerDatabaseError(`${path}: the stored JSON of transaction ${other.version} is not one JSON object`))
+      expect(s.blockBytesByHeight(5, false)?.count).toBe(0)
+      expect(s.blockBytesByHeight(6, true)?.count).toBe(blocks[3]?.transactions.length)
+    })
   })
 
   it('parsedBlocks: a height whose row is gone answers null, not the next block; a block the engine cannot read answers its JSON, as blockByHeight has it', () => {

@@ -116,9 +116,8 @@ function checkPageJson(page: unknown, address: string, start: U64, limit: number
   return page as string[]
 }
 
-/** A page of bytes (`TransactionPageBytes`): one JSON array of at most `limit` items from `start` on, in O(1) (see `checkPageJson`). */
-function checkPageBytes(page: unknown, address: string, start: U64, limit: number): TransactionPageBytes {
-  const what = `accountTransactionsBytes(${address}, ${start}, ${limit})`
+/** A page of bytes (`TransactionPageBytes`) that `what` answered: one JSON array of at most `limit` items from `start` on, in O(1) (see `checkPageJson`). */
+function checkPageBytes(page: unknown, what: string, start: U64, limit: number): TransactionPageBytes {
   if (!isObject(page)) throw garbage(what, typeof page)
   const { body, count, firstSequenceNumber: first } = page
   if (!(body instanceof Uint8Array) || body[0] !== OPEN_BRACKET || body[body.length - 1] !== CLOSE_BRACKET) throw garbage(what, 'a body that is not a JSON array')
@@ -232,6 +231,7 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
   const pageJson = inner.accountTransactionsJson?.bind(inner)
   const txnBytes = inner.transactionBytesByVersion?.bind(inner)
   const pageBytes = inner.accountTransactionsBytes?.bind(inner)
+  const latestBytes = inner.latestAccountTransactionsBytes?.bind(inner)
   const releaseBytes = inner.releaseBytes?.bind(inner)
   const parsedBlock = inner.parsedBlockByHeight?.bind(inner)
   const blockBytes = inner.blockBytesByHeight?.bind(inner)
@@ -245,7 +245,16 @@ export function guardStore(inner: LedgerStore, timeoutMs: number): LedgerStore {
     ...(txnBytes === undefined ? {} : { transactionBytesByVersion: (version: U64) => read(txnBytes(version), 'transactionBytesByVersion', (t) => checkTxnBytes(t, version)) }),
     ...(pageBytes === undefined
       ? {}
-      : { accountTransactionsBytes: (address: string, start: U64, limit: number) => read(pageBytes(address, start, limit), 'accountTransactionsBytes', (p) => checkPageBytes(p, address, start, limit)) }),
+      : {
+          accountTransactionsBytes: (address: string, start: U64, limit: number) =>
+            read(pageBytes(address, start, limit), 'accountTransactionsBytes', (p) => checkPageBytes(p, `accountTransactionsBytes(${address}, ${start}, ${limit})`, start, limit)),
+        }),
+    ...(latestBytes === undefined
+      ? {}
+      : {
+          latestAccountTransactionsBytes: (address: string, limit: number) =>
+            read(latestBytes(address, limit), 'latestAccountTransactionsBytes', (p) => checkPageBytes(p, `latestAccountTransactionsBytes(${address}, ${limit})`, 0, limit)),
+        }),
     ...(blockBytes === undefined
       ? {}
       : { blockBytesByHeight: (height: U64, withTransactions: boolean) => read(blockBytes(height, withTransactions), 'blockBytesByHeight', (b) => checkBlockBytes(b, height, withTransactions)) }),

@@ -34,6 +34,15 @@ async function checkNotPruned(ctx: ApiContext, address: string, start: U64, star
 }
 
 /**
+ * Once the socket has taken a page's bytes ('finish'), the store may write its buffer again; an
+ * aborted answer never gives it back, which costs only the reuse.
+ */
+function releaseOnFinish(ctx: ApiContext, reply: FastifyReply, body: Uint8Array): void {
+  const store = ctx.store
+  if (store.releaseBytes !== undefined) reply.raw.once('finish', () => store.releaseBytes?.(body))
+}
+
+/**
  * `GET /v1/accounts/{address}/transactions?start&limit`: committed sequence-number transactions
  * sent by the account, ascending. No `start` → the latest `limit` (Aptos: account sequence number
  * minus limit, saturating). `start` naming a transaction that was pruned → 410 `version_pruned`
@@ -61,16 +70,20 @@ export function accountTransactionsRoute(ctx: ApiContext): ApiRoute {
       const query = request.query as { start?: U64; limit?: number }
       const info = await readLedger(ctx, reply)
       const limit = pageLimit(query.limit, ctx.defaultPageSize, ctx.maxPageSize)
+      // The latest page from a store that finds its start in the same read (no pruned check: no start was asked).
+      if (query.start === undefined && ctx.store.latestAccountTransactionsBytes !== undefined) {
+        const { body } = await ctx.store.latestAccountTransactionsBytes(address, limit)
+        releaseOnFinish(ctx, reply, body)
+        reply.header('content-type', JSON_TYPE)
+        return body
+      }
       const start = query.start ?? latestPageStart(await ctx.store.accountSequenceNumber(address), limit)
       // A store that keeps the bytes hands over the page's body as it is sent, with its first
       // sequence number for the pruned check; one that keeps the JSON texts hands them over with
       // no parse and stringify per item (only the first is parsed, when the pruned check needs it).
       if (ctx.store.accountTransactionsBytes !== undefined) {
         const { body, count, firstSequenceNumber } = await ctx.store.accountTransactionsBytes(address, start, limit)
-        const store = ctx.store
-        // Once the socket has taken the body ('finish'), the store may write its buffer again; an
-        // aborted answer never gives it back, which costs only the reuse.
-        if (store.releaseBytes !== undefined) reply.raw.once('finish', () => store.releaseBytes?.(body))
+        releaseOnFinish(ctx, reply, body)
         if (query.start !== undefined) await checkNotPruned(ctx, address, start, count === 0 ? undefined : firstSequenceNumber === start, info)
         reply.header('content-type', JSON_TYPE)
         return body

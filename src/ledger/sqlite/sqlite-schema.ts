@@ -15,6 +15,8 @@ export const SCHEMA_VERSION = '1'
  */
 const KEY_BIAS = 1n << 63n
 export const MAX_KEY = KEY_BIAS - 1n
+/** The key of u64 0. */
+export const MIN_KEY = -KEY_BIAS
 
 /** The key column value of a u64. */
 export function toKey(value: U64): bigint {
@@ -76,6 +78,32 @@ export interface InfoRow {
   oldest_version: bigint
 }
 
+/**
+ * A page of stored transaction JSON as one row (`accountPage`, `latestAccountPage`, `blockPage`):
+ * how many, the first key, the texts joined into the page's bytes as one BLOB, and the key of the
+ * first stored text that is not one JSON object (`null` when all are).
+ */
+export type JoinedRow = [count: bigint, first: bigint | null, body: Buffer, bad: bigint | null]
+
+/** A block row with its transactions joined (`blockPage`); the block's columns `null` when there is no block. */
+export type BlockPageRow = [block_hash: string | null, block_timestamp: string | null, first_version: bigint | null, last_version: bigint | null, ...JoinedRow]
+
+/**
+ * The columns of a `JoinedRow` over a subquery of `key` and `json` ordered by `key`: the texts
+ * joined by `,` between `[` and `close` (`concat` writes them once, and a NULL as nothing: `[` and
+ * `close` when there are none). One value per page, not one per row: reading a row costs far less
+ * inside SQLite than making it a JS object. The order is the subquery's: SQLite does not flatten
+ * an ORDER BY subquery into an aggregate query, it feeds the aggregate its rows in that order, and
+ * `group_concat` appends them as fed (the tests holding each page byte for byte to the per-row
+ * reads keep this true). Each text is checked as one JSON object at its two ends, in bytes: a row
+ * changed behind the store's back must fail the page, not be sent.
+ */
+function joined(key: string, close: string): string {
+  const bytes = 'CAST(json AS BLOB)'
+  const oneObject = `${bytes} >= x'7b' AND ${bytes} < x'7c' AND substr(${bytes}, -1) = x'7d'`
+  return `count(${key}), min(${key}), CAST(concat('[', group_concat(json, ','), '${close}') AS BLOB), min(CASE WHEN ${oneObject} THEN NULL ELSE ${key} END)`
+}
+
 /** Rows per multi-row transaction insert: one statement run per 64 rows (bench/stores.ts). */
 export const INSERT_ROWS = 64
 
@@ -95,11 +123,12 @@ export interface LedgerStatements {
   block: Database.Statement<[bigint], BlockRow>
   blockRange: Database.Statement<[{ from: bigint; to: bigint; budget: number }], RangeRow>
   blockTxns: Database.Statement<[bigint, bigint], string>
-  blockTxnBytes: Database.Statement<[bigint, bigint], Buffer>
   txn: Database.Statement<[bigint], string>
   accountTxns: Database.Statement<[string, bigint, bigint], string>
   txnBytes: Database.Statement<[bigint], Buffer>
-  accountTxnBytes: Database.Statement<[string, bigint, bigint], [bigint, Buffer]>
+  accountPage: Database.Statement<[string, bigint, bigint], JoinedRow>
+  latestAccountPage: Database.Statement<[{ address: string; limit: bigint; floor: bigint }], JoinedRow>
+  blockPage: Database.Statement<[bigint], BlockPageRow>
   dataVersion: Database.Statement<[], bigint>
   nextSeq: Database.Statement<[string], bigint>
   firstKept: Database.Statement<[bigint], BlockRow>
@@ -133,15 +162,34 @@ export function prepareStatements(db: Database.Database): LedgerStatements {
     ),
     blockTxns: db.prepare<[bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
     txn: db.prepare<[bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE version = ?').pluck(),
-    blockTxnBytes: db.prepare<[bigint, bigint], Buffer>('SELECT CAST(json AS BLOB) FROM transactions WHERE version BETWEEN ? AND ? ORDER BY version').pluck(),
     accountTxns: db
       .prepare<[string, bigint, bigint], string>('SELECT CAST(json AS TEXT) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number')
       .pluck(),
     // The same rows' UTF-8 bytes as they are stored (a TEXT cast to a BLOB is its bytes), for the API to send.
     txnBytes: db.prepare<[bigint], Buffer>('SELECT CAST(json AS BLOB) FROM transactions WHERE version = ?').pluck(),
-    accountTxnBytes: db
-      .prepare<[string, bigint, bigint], [bigint, Buffer]>(
-        'SELECT sequence_number, CAST(json AS BLOB) FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number',
+    // A page of an account's transactions and a block with its transactions, each as one row of
+    // `joined` columns (one statement, so one snapshot: never a pruned half of a block).
+    accountPage: db
+      .prepare<[string, bigint, bigint], JoinedRow>(
+        `SELECT ${joined('sequence_number', ']')} FROM (SELECT sequence_number, json FROM transactions WHERE sender = ? AND sequence_number BETWEEN ? AND ? ORDER BY sequence_number)`,
+      )
+      .raw(),
+    // The page of the latest `limit` from the account's next sequence number, saturating at the
+    // smallest key: `floor` is that key + `limit`, so the subtraction never leaves the 64 bits.
+    latestAccountPage: db
+      .prepare<[{ address: string; limit: bigint; floor: bigint }], JoinedRow>(
+        `SELECT ${joined('sequence_number', ']')}
+         FROM (SELECT t.sequence_number, t.json FROM accounts a JOIN transactions t
+               ON t.sender = a.address AND t.sequence_number >= max(a.next_sequence_number, @floor) - @limit AND t.sequence_number < a.next_sequence_number
+               WHERE a.address = @address ORDER BY t.sequence_number)`,
+      )
+      .raw(),
+    // LEFT JOIN: a block whose transactions are all gone is still found, with none.
+    blockPage: db
+      .prepare<[bigint], BlockPageRow>(
+        `SELECT block_hash, block_timestamp, first_version, last_version, ${joined('version', ']}')}
+         FROM (SELECT b.block_hash, b.block_timestamp, b.first_version, b.last_version, t.version, t.json
+               FROM blocks b LEFT JOIN transactions t ON t.version BETWEEN b.first_version AND b.last_version WHERE b.block_height = ? ORDER BY t.version)`,
       )
       .raw(),
     // Changes when another connection commits (not this one): what the caches are checked against.

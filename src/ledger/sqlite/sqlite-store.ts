@@ -9,7 +9,7 @@ import { blockJsonHead, ledgerInfoFromRow, type BatchAppendResult, type BatchApp
 import { parseStoredBlock, rangeAnswer } from '../store/parse-block.js'
 import type { BlockJson, TransactionJson } from '../store/types.js'
 import { openLedgerDatabase, type SqliteStoreOptions } from './sqlite-open.js'
-import { fromKey, INSERT_ROWS, MAX_KEY, prepareStatements, toKey, type BlockRow } from './sqlite-schema.js'
+import { fromKey, INSERT_ROWS, MAX_KEY, MIN_KEY, prepareStatements, toKey, type BlockPageRow, type BlockRow, type JoinedRow } from './sqlite-schema.js'
 import { writeBlocks } from './sqlite-write.js'
 
 export { LedgerDatabaseError }
@@ -25,6 +25,9 @@ function headerOf(b: BlockRow): Omit<BlockJson, 'transactions'> {
     last_version: String(fromKey(b.last_version)),
   }
 }
+
+/** A page without transactions. */
+const emptyPage = (): TransactionPageBytes => ({ body: Buffer.from('[]'), count: 0, firstSequenceNumber: null })
 
 /** Cached next sequence numbers past this many senders are dropped and re-read as needed. */
 const ACCOUNT_CACHE_MAX = 1_000_000
@@ -60,7 +63,6 @@ export class SqliteStore implements BatchAppendStore {
   readonly #s: ReturnType<typeof prepareStatements>
   readonly #appendTx: Database.Transaction<(blocks: readonly IngestBlock[]) => BatchAppendResult>
   readonly #readBlock: (height: U64, withTransactions: boolean) => BlockJson | null
-  readonly #readBlockBytes: (height: U64) => BlockBytes | null
   /** Cached ledger info and newest block, valid while `#dataVersion` is the database's; `undefined`: not known. */
   #info: LedgerInfo | null | undefined = undefined
   #tipCache: LedgerTip | null | undefined = undefined
@@ -78,7 +80,6 @@ export class SqliteStore implements BatchAppendStore {
     this.#s = prepareStatements(db)
     this.#appendTx = db.transaction((blocks: readonly IngestBlock[]) => this.#append(blocks))
     this.#readBlock = db.transaction((height: U64, withTransactions: boolean) => this.#block(height, withTransactions))
-    this.#readBlockBytes = db.transaction((height: U64) => this.#blockBytes(height, true))
   }
 
   /**
@@ -127,26 +128,25 @@ export class SqliteStore implements BatchAppendStore {
     return this.#s.txnBytes.get(toKey(version)) ?? null
   }
 
-  /** `LedgerStore.accountTransactionsBytes`: the stored UTF-8 bytes, joined into the JSON array in one buffer. */
+  /** `LedgerStore.accountTransactionsBytes`: the stored UTF-8 bytes, joined into the JSON array by SQLite (one statement, one buffer). */
   accountTransactionsBytes(address: string, start: U64, limit: number): TransactionPageBytes {
-    const rows = limit > 0 ? this.#s.accountTxnBytes.all(address, toKey(start), accountPageLast(start, limit)) : []
-    let n = rows.length + 1
-    for (const row of rows) n += row[1].length
-    const body = Buffer.allocUnsafe(Math.max(n, 2))
-    body[0] = 0x5b
-    let o = 1
-    for (let i = 0; i < rows.length; i++) {
-      const json = (rows[i] as [bigint, Buffer])[1]
-      // A row changed behind the store's back (the append rules checked it when it was written)
-      // must not make the page a wrong answer: each is one JSON object, checked at its two ends.
-      if (json[0] !== 0x7b || json[json.length - 1] !== 0x7d) {
-        throw new LedgerDatabaseError(`${this.path}: the stored JSON of ${address}'s transaction ${fromKey((rows[i] as [bigint, Buffer])[0])} is not one JSON object`)
-      }
-      if (i > 0) body[o++] = 0x2c
-      o += json.copy(body, o)
-    }
-    body[o] = 0x5d
-    return { body, count: rows.length, firstSequenceNumber: rows.length === 0 ? null : fromKey((rows[0] as [bigint, Buffer])[0]) }
+    if (!(limit > 0)) return emptyPage()
+    return this.#page(address, this.#s.accountPage.get(address, toKey(start), accountPageLast(start, limit)) as JoinedRow)
+  }
+
+  /** `LedgerStore.latestAccountTransactionsBytes`: as `accountTransactionsBytes`, its start found by the same statement. */
+  latestAccountTransactionsBytes(address: string, limit: number): TransactionPageBytes {
+    if (!(limit > 0)) return emptyPage()
+    // No page holds 2^53 transactions: a larger limit reads as that one (and keeps `floor` a key).
+    const n = BigInt(Math.min(Math.ceil(limit), Number.MAX_SAFE_INTEGER))
+    return this.#page(address, this.#s.latestAccountPage.get({ address, limit: n, floor: MIN_KEY + n }) as JoinedRow)
+  }
+
+  #page(address: string, [count, first, body, bad]: JoinedRow): TransactionPageBytes {
+    // A row changed behind the store's back (the append rules checked it when it was written)
+    // must not make the page a wrong answer.
+    if (bad !== null) throw new LedgerDatabaseError(`${this.path}: the stored JSON of ${address}'s transaction ${fromKey(bad)} is not one JSON object`)
+    return { body, count: Number(count), firstSequenceNumber: first === null ? null : fromKey(first) }
   }
 
   accountSequenceNumber(address: string): U64 {
@@ -160,10 +160,10 @@ export class SqliteStore implements BatchAppendStore {
 
   /**
    * `LedgerStore.blockBytesByHeight`: the block's row and its transactions' stored UTF-8 bytes
-   * (one read transaction, so never a pruned half), joined into the body in one buffer.
+   * (one statement, so never a pruned half), joined into the body in one buffer.
    */
   blockBytesByHeight(height: U64, withTransactions: boolean): BlockBytes | null {
-    return withTransactions ? this.#readBlockBytes(height) : this.#blockBytes(height, false)
+    return withTransactions ? this.#blockPageBytes(height) : this.#blockHeadBytes(height)
   }
 
   /**
@@ -329,32 +329,24 @@ export class SqliteStore implements BatchAppendStore {
     return { ...header, transactions: txns }
   }
 
-  /** Inside a read transaction when `withTransactions`: `blockBytesByHeight`. */
-  #blockBytes(height: U64, withTransactions: boolean): BlockBytes | null {
+  /** `blockBytesByHeight` without transactions. */
+  #blockHeadBytes(height: U64): BlockBytes | null {
     const b = this.#s.block.get(toKey(height))
     if (b === undefined) return null
-    const firstVersion = fromKey(b.first_version)
-    const lastVersion = fromKey(b.last_version)
-    const headText = blockJsonHead(headerOf(b))
-    if (!withTransactions) return { body: Buffer.from(`${headText}null}`), firstVersion, lastVersion, count: 0 }
-    const head = Buffer.from(headText)
-    const rows = this.#s.blockTxnBytes.all(b.first_version, b.last_version)
-    let n = head.length + rows.length + 2
-    for (const json of rows) n += json.length
-    const body = Buffer.allocUnsafe(n)
-    let o = head.copy(body)
-    body[o++] = 0x5b
-    for (let i = 0; i < rows.length; i++) {
-      const json = rows[i] as Buffer
-      // As in `accountTransactionsBytes`: a row changed behind the store's back is refused, not sent.
-      if (json[0] !== 0x7b || json[json.length - 1] !== 0x7d) {
-        throw new LedgerDatabaseError(`${this.path}: the stored JSON of transaction ${fromKey(b.first_version + BigInt(i))} is not one JSON object`)
-      }
-      if (i > 0) body[o++] = 0x2c
-      o += json.copy(body, o)
-    }
-    body[o++] = 0x5d
-    body[o] = 0x7d
-    return { body, firstVersion, lastVersion, count: rows.length }
+    return { body: Buffer.from(`${blockJsonHead(headerOf(b))}null}`), firstVersion: fromKey(b.first_version), lastVersion: fromKey(b.last_version), count: 0 }
+  }
+
+  /** `blockBytesByHeight` with transactions: the block row and its transactions joined by SQLite, in one statement. */
+  #blockPageBytes(height: U64): BlockBytes | null {
+    const [hash, timestamp, firstKey, lastKey, count, , tail, bad] = this.#s.blockPage.get(toKey(height)) as BlockPageRow
+    if (hash === null || timestamp === null || firstKey === null || lastKey === null) return null
+    // As in `accountTransactionsBytes`: a row changed behind the store's back is refused, not sent.
+    if (bad !== null) throw new LedgerDatabaseError(`${this.path}: the stored JSON of transaction ${fromKey(bad)} is not one JSON object`)
+    const firstVersion = fromKey(firstKey)
+    const lastVersion = fromKey(lastKey)
+    const head = blockJsonHead({ block_height: String(height), block_hash: hash, block_timestamp: timestamp, first_version: String(firstVersion), last_version: String(lastVersion) })
+    const body = Buffer.allocUnsafe(Buffer.byteLength(head) + tail.length)
+    tail.copy(body, body.write(head))
+    return { body, firstVersion, lastVersion, count: Number(count) }
   }
 }
