@@ -95,7 +95,8 @@ export type BlockPageRow = [block_hash: string | null, block_timestamp: string |
  * inside SQLite than making it a JS object. The order is the subquery's: SQLite does not flatten
  * an ORDER BY subquery into an aggregate query, it feeds the aggregate its rows in that order, and
  * `group_concat` appends them as fed (the tests holding each page byte for byte to the per-row
- * reads keep this true). Each text is checked as one JSON object at its two ends, in bytes: a row
+ * reads keep this true). `group_concat(json, ',' ORDER BY key)` would say the order itself, but it
+ * sorts the rows again in a temporary B-tree although the index already gives them in order. Each text is checked as one JSON object at its two ends, in bytes: a row
  * changed behind the store's back must fail the page, not be sent.
  */
 function joined(key: string, close: string): string {
