@@ -27,7 +27,7 @@ function lineWithSender(sender: unknown): Buffer {
 describe('checkBlock with a reader’s proofs', () => {
   it('a sender the packer read as lowercase hex is taken as it is; any other is checked as in a parsed block', () => {
     const packer = new LinePacker()
-    const senders = [addr(1), addr(1).toUpperCase().replace('0X', '0x'), `${addr(1)}0`, addr(1).slice(0, 20), '0x0000000g', 'nothex']
+    const senders = [addr(1), '0x414343554d554c41544f525f504c414345484f4c4445525f4841534800000000', addr(1).toUpperCase().replace('0X', '0x'), `${addr(1)}0`, addr(1).slice(0, 20), '0x0000000g', 'nothex']
     for (const sender of senders) {
       const line = lineWithSender(sender)
       const read = packer.pack(line)

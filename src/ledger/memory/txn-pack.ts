@@ -266,7 +266,11 @@ export class TxnPacker {
         if (count === 64 && out[o + 3] === PLACEHOLDER_FIRST_BYTE) {
           const entry = lookup(b, p, k + 1)
           if (entry >= 0) {
-            if (field >= 0) putString(fields as ReadTxnFields, field, ENTRY_TEXT[entry] as string)
+            if (field >= 0) {
+              const f = fields as ReadTxnFields
+              putString(f, field, ENTRY_TEXT[entry] as string)
+              if (field === F_SENDER) f.senderIsLowerHex = true
+            }
             out[o] = 128 + entry
             this.end = o + 1
             return k + 1

@@ -34,7 +34,10 @@ export class ReadTxnFields implements TxnFields {
   sender: string | undefined = undefined
   sequence_number: string | undefined = undefined
   replay_protection_nonce: string | null | undefined = undefined
-  /** True when `sender` was read as `0x` followed by lowercase hex digits only (at 66 characters, its own canonical address). */
+  /**
+   * True when `sender` was read as a hex token: `0x` followed by 8 to 16,383 lowercase hex digits
+   * only (at 66 characters, its own canonical address). False for anything else, hex or not.
+   */
   senderIsLowerHex = false
 
   /** Every field missing again and no proof: what a reader that reuses the object starts each transaction from. */
