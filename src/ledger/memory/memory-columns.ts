@@ -66,11 +66,34 @@ export class MemoryColumns {
   accounts = new Map<string, AccountRecord>()
   /** Decodes the records for `json`. */
   readonly #unpacker = new TxnUnpacker()
+  /**
+   * What `nextOf` found since `forgetLookups`, in call order: the address asked and its record
+   * (`undefined`: none then), `#lookups` of them. `commit` takes a sender's record from here
+   * rather than looking it up a second time in the account map, whose lookups are a load's
+   * largest cost after reading the bytes.
+   */
+  readonly #lookedUp: (AccountRecord | undefined)[] = []
+  readonly #lookedUpAddress: string[] = []
+  #lookups = 0
 
   /** The newest block's height and last version, or `null` while nothing is retained. */
   tip(): LedgerTip | null {
     const newest = this.heights.length - 1
     return newest < this.blockHead ? null : { block_height: this.heights[newest] as U64, last_version: this.lastVersions[newest] as U64 }
+  }
+
+  /** The next sequence number of the account at `address`, or `undefined` for one not seen; kept for `commit`. */
+  nextOf(address: string): U64 | undefined {
+    const account = this.accounts.get(address)
+    const k = this.#lookups++
+    this.#lookedUp[k] = account
+    this.#lookedUpAddress[k] = address
+    return account?.next
+  }
+
+  /** Drops what `nextOf` found: a block's lookups start afresh, whether the block before was committed or refused. */
+  forgetLookups(): void {
+    this.#lookups = 0
   }
 
   /**
@@ -122,9 +145,18 @@ export class MemoryColumns {
     }
     this.txnCount = t
     const nexts = prepared.nextSequenceNumbers
+    const lookedUp = this.#lookedUp
+    const lookedUpAddress = this.#lookedUpAddress
+    // The append rules ask `nextOf` for each sender's first transaction in the block, in block
+    // order, so walking the entries meets those lookups in the same order. A record found stays
+    // the account's record (none is ever replaced), so it is used as it is; a sender met without
+    // its lookup, or looked up before it had a record, is looked up here.
+    let k = 0
     for (const e of prepared.entries) {
       const txn = firstTxn + e.index
-      let account = this.accounts.get(e.address)
+      let account: AccountRecord | undefined
+      if (k < this.#lookups && lookedUpAddress[k] === e.address) account = lookedUp[k++] ?? this.accounts.get(e.address)
+      else account = this.accounts.get(e.address)
       if (account === undefined) {
         account = { txns: txn, id: this.accountList.length, head: 0, firstSeq: e.sequence_number, next: 0 }
         this.accounts.set(e.address, account)
@@ -136,6 +168,7 @@ export class MemoryColumns {
       // rather than looked up again per sender in the (large) account map.
       account.next = nexts.get(e.address) as U64
     }
+    this.#lookups = 0
   }
 
   /** Makes room in the transaction columns for `count` transactions, doubling them. */

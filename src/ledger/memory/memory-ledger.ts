@@ -328,11 +328,12 @@ export class MemoryLedger implements BatchAppendStore {
   }
 
   #prepare(block: BlockJson): PreparedBlock {
+    this.#columns.forgetLookups()
     return prepareAppend(block, this.#columns.tip(), this.#nextOf, this.maxBlockTransactions)
   }
 
-  /** An account's next sequence number, or `undefined` for one not seen: made once, not per block. */
-  readonly #nextOf = (address: string): U64 | undefined => this.#columns.accounts.get(address)?.next
+  /** An account's next sequence number, or `undefined` for one not seen (`MemoryColumns.nextOf`): made once, not per block. */
+  readonly #nextOf = (address: string): U64 | undefined => this.#columns.nextOf(address)
 
   /**
    * Drops whole blocks whose `last_version` is below `version`, oldest first. The newest block is

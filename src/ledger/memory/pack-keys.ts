@@ -16,6 +16,8 @@ export const END_INFO = 3
 /** Field ids: members of `TxnFields`, `payload`'s two, `block_end_info`'s four. */
 const F_STRING_FIELDS = ['type', 'gas_unit_price', 'gas_used', 'epoch', 'version', 'sender', 'sequence_number', 'replay_protection_nonce'] as const
 export const F_NONCE = 7
+/** The sender's field id, whose hex reading the packer vouches for (`ReadTxnFields.senderIsLowerHex`). */
+export const F_SENDER = F_STRING_FIELDS.indexOf('sender')
 export const F_PAYLOAD = 8
 export const F_END_INFO = 9
 const F_PAYLOAD_TYPE = 10

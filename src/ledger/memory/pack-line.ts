@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { JsonReader, skipWs } from '../read/json-bytes.js'
 import { KeySet } from '../read/json-keys.js'
-import { emptyTxnFields, type TxnFields } from '../read/txn-fields.js'
+import { ReadTxnFields, type TxnFields } from '../read/txn-fields.js'
 import { TxnPacker } from './txn-pack.js'
 import { utf8 } from './txn-code.js'
 import type { BlockJson } from '../store/types.js'
@@ -36,6 +36,12 @@ export class LinePacker {
   readonly #reader = new JsonReader()
   /** Scratch for the packed transactions of a line: grows to the longest line and stays. */
   #scratch = Buffer.alloc(0)
+  /**
+   * The skeleton's transaction fields, reused line after line (`ReadTxnFields.clear`): the
+   * ledger reads them only while it appends the line, and a load would otherwise make one
+   * object per transaction for the collector. Grows to the most transactions of a line.
+   */
+  readonly #fields: ReadTxnFields[] = []
 
   /**
    * Checks that the line is JSON, keeps the fields the ledger checks, and packs each
@@ -55,7 +61,10 @@ export class LinePacker {
    * written even when it returns `undefined`. Without it, into the packer's scratch buffer. The
    * memory store packs straight into its arena this way, so a block is not copied a second time.
    *
-   * O(bytes); allocates the skeleton (one small object per transaction and a few strings).
+   * The skeleton's transaction objects are the packer's own and are read again for its next
+   * line: read them before the next call.
+   *
+   * O(bytes); allocates the skeleton's root and arrays and a few strings.
    */
   pack(b: Buffer, out?: Buffer, at = 0): PackedLine | undefined {
     if (!isUtf8(b)) return undefined
@@ -85,8 +94,11 @@ export class LinePacker {
     if (b[p] !== 91) return -1
     p = skipWs(b, p + 1)
     if (b[p] === 93) return p + 1
+    const pool = this.#fields
     for (;;) {
-      const fields = emptyTxnFields()
+      let fields = pool[txns.length]
+      if (fields === undefined) pool.push((fields = new ReadTxnFields()))
+      else fields.clear()
       p = packer.pack(b, p, out, o, fields)
       if (p < 0) return -1
       o = packer.end

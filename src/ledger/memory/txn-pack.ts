@@ -5,8 +5,8 @@
  * bytes back (less whitespace); it also reads the fields the ledger checks. O(bytes).
  */
 import { canonicalIntegerEnd, skipWs, stringifyEscapeEnd } from '../read/json-bytes.js'
-import type { TxnFields } from '../read/txn-fields.js'
-import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
+import type { ReadTxnFields } from '../read/txn-fields.js'
+import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, F_SENDER, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
 import { decodeHexDigits } from './hex-digits.js'
 import { DECIMAL, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
@@ -72,7 +72,7 @@ export class TxnPacker {
    * The record is at most one byte longer than the text (the `0x04` mark), so `out` needs that
    * much room.
    */
-  pack(b: Buffer, p: number, out: Uint8Array, o: number, fields: TxnFields | null): number {
+  pack(b: Buffer, p: number, out: Uint8Array, o: number, fields: ReadTxnFields | null): number {
     if (b[p] !== 123) return -1
     if (this.#viewed !== b) {
       this.#viewed = b
@@ -98,7 +98,7 @@ export class TxnPacker {
         let role = NONE
         if (field >= 0) {
           if (c !== 123 || (field !== F_PAYLOAD && field !== F_END_INFO)) return -1
-          const f = fields as TxnFields
+          const f = fields as ReadTxnFields
           if (field === F_PAYLOAD) {
             f.payload = { type: undefined, function: undefined }
             role = PAYLOAD
@@ -153,7 +153,7 @@ export class TxnPacker {
                 : 0
         if (n === 0) return -1
         if (field >= 0) {
-          const f = fields as TxnFields
+          const f = fields as ReadTxnFields
           if (c === 110 && field === F_END_INFO) f.block_end_info = null
           else if (c === 110 && field === F_NONCE) f.replay_protection_nonce = null
           else if (c !== 110 && field >= F_END_MEMBER) endInfoOf(fields)[END_MEMBERS[field - F_END_MEMBER] as string] = c === 116
@@ -253,7 +253,7 @@ export class TxnPacker {
    * (`end` past what was written), or -1 for an escape `JSON.stringify` would not write, a
    * raw control character, or a read field that takes no string or holds an escape.
    */
-  #string(b: Buffer, p: number, out: Uint8Array, o: number, field: number, fields: TxnFields | null): number {
+  #string(b: Buffer, p: number, out: Uint8Array, o: number, field: number, fields: ReadTxnFields | null): number {
     if (field >= 0 && !takesString(field)) return -1
     if (b[p + 1] === 48 && b[p + 2] === 120) {
       // Hex in one pass: pairs are packed as they are read, and the token is given up (the string
@@ -266,7 +266,11 @@ export class TxnPacker {
         if (count === 64 && out[o + 3] === PLACEHOLDER_FIRST_BYTE) {
           const entry = lookup(b, p, k + 1)
           if (entry >= 0) {
-            if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
+            if (field >= 0) {
+              const f = fields as ReadTxnFields
+              putString(f, field, ENTRY_TEXT[entry] as string)
+              if (field === F_SENDER) f.senderIsLowerHex = true
+            }
             out[o] = 128 + entry
             this.end = o + 1
             return k + 1
@@ -276,7 +280,12 @@ export class TxnPacker {
         out[o + 1] = (count & 127) | 128
         out[o + 2] = count >> 7
         this.end = w
-        if (field >= 0) putString(fields as TxnFields, field, this.#hexText(b, p + 1, k, out, o + 3))
+        if (field >= 0) {
+          const f = fields as ReadTxnFields
+          putString(f, field, this.#hexText(b, p + 1, k, out, o + 3))
+          // Every byte up to the closing quote was a lowercase hex digit (`decodeHexDigits`).
+          if (field === F_SENDER) f.senderIsLowerHex = true
+        }
         return k + 1
       }
     }
@@ -296,7 +305,7 @@ export class TxnPacker {
       // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
       if (b[k] === 34 && v <= Number.MAX_SAFE_INTEGER) {
         // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
-        if (field >= 0) putString(fields as TxnFields, field, String(v))
+        if (field >= 0) putString(fields as ReadTxnFields, field, String(v))
         // The digits two a byte (their value 0..99), an odd last one alone: the decoder writes a
         // pair of digits per table read, with no division.
         const n = k - p - 1
@@ -338,13 +347,13 @@ export class TxnPacker {
       if (n + 2 <= LONGEST_ENTRY) {
         const entry = lookup(b, p, j + 1)
         if (entry >= 0) {
-          if (field >= 0) putString(fields as TxnFields, field, ENTRY_TEXT[entry] as string)
+          if (field >= 0) putString(fields as ReadTxnFields, field, ENTRY_TEXT[entry] as string)
           out[o++] = 128 + entry
           this.end = o
           return j + 1
         }
       }
-      if (field >= 0) putString(fields as TxnFields, field, utf8(b, p + 1, j))
+      if (field >= 0) putString(fields as ReadTxnFields, field, utf8(b, p + 1, j))
     }
     this.end = w
     return j + 1

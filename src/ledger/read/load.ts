@@ -1,7 +1,7 @@
 import { InvalidDataError } from '../store/errors.js'
 import { readChunks } from './file-range.js'
 import { parseJsonLine } from './json-lines.js'
-import { readLineBytes, sourceName, type LineBytes, type LineOptions } from './lines.js'
+import { readLineRuns, sourceName, type LineBytes, type LineOptions } from './lines.js'
 import type { LedgerStore } from '../store/store.js'
 import type { BlockJson } from '../store/types.js'
 
@@ -37,8 +37,18 @@ function takesJsonLines(store: LedgerStore): store is LedgerStore & JsonLineStor
 export async function loadJsonLines(source: string, store: LedgerStore, options: LoadOptions = {}): Promise<number> {
   const file = sourceName(source)
   // A file is read into one buffer refilled per chunk: the lines are copied by the store before the next is read.
-  const lines = readLineBytes(source === '-' ? source : readChunks(source), { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })
-  return appendJsonLines(lines, store, file)
+  // A run of lines per chunk read: one asynchronous step per chunk, not one per line.
+  const runs = readLineRuns(source === '-' ? source : readChunks(source), { stdin: options.stdin, maxLineBytes: options.maxLineBytes, file })
+  const packing = takesJsonLines(store) ? store : undefined
+  let appended = 0
+  for await (const run of runs) {
+    for (let i = 0; i < run.length; i++) {
+      const { number, bytes } = run[i] as LineBytes
+      if (packing === undefined || !packing.appendJsonLine(bytes)) await appendParsed(store, file, number, bytes)
+      appended++
+    }
+  }
+  return appended
 }
 
 /**
@@ -52,16 +62,19 @@ export async function appendJsonLines(lines: AsyncIterable<LineBytes>, store: Le
   const packing = takesJsonLines(store) ? store : undefined
   let appended = 0
   for await (const { number, bytes } of lines) {
-    if (packing === undefined || !packing.appendJsonLine(bytes)) {
-      // The store checks the block as it appends it, so a line is only read as JSON here.
-      const block = parseJsonLine(file, number, bytes.toString('utf8'), (json) => json as BlockJson)
-      try {
-        await store.appendBlock(block)
-      } catch (error) {
-        throw InvalidDataError.at(file, number, error)
-      }
-    }
+    if (packing === undefined || !packing.appendJsonLine(bytes)) await appendParsed(store, file, number, bytes)
     appended++
   }
   return appended
+}
+
+/** Appends the block of line `number` parsed, the way every line a store does not take as bytes goes. */
+async function appendParsed(store: LedgerStore, file: string, number: number, bytes: Buffer): Promise<void> {
+  // The store checks the block as it appends it, so a line is only read as JSON here.
+  const block = parseJsonLine(file, number, bytes.toString('utf8'), (json) => json as BlockJson)
+  try {
+    await store.appendBlock(block)
+  } catch (error) {
+    throw InvalidDataError.at(file, number, error)
+  }
 }

@@ -17,18 +17,46 @@ export interface TxnFields {
   replay_protection_nonce: string | null | undefined
 }
 
-/** A new `TxnFields` with every field missing (one object shape for every transaction read). */
-export function emptyTxnFields(): TxnFields {
-  return {
-    type: undefined,
-    gas_unit_price: undefined,
-    gas_used: undefined,
-    epoch: undefined,
-    payload: undefined,
-    block_end_info: undefined,
-    version: undefined,
-    sender: undefined,
-    sequence_number: undefined,
-    replay_protection_nonce: undefined,
+/**
+ * `TxnFields` as a byte reader fills them, with what the reader proved of a field while reading
+ * its bytes, so that the append rules (`checkBlock`) need not prove it again. Only a reader makes
+ * one (`JSON.parse` never does), so a parsed transaction cannot claim a proof: the rules look for
+ * one with `instanceof`. A proof is only ever a shortcut to the answer the full check gives.
+ */
+export class ReadTxnFields implements TxnFields {
+  type: string | undefined = undefined
+  gas_unit_price: string | undefined = undefined
+  gas_used: string | undefined = undefined
+  epoch: string | undefined = undefined
+  payload: { type: string | undefined; function: string | undefined } | undefined = undefined
+  block_end_info: Record<string, boolean | number> | null | undefined = undefined
+  version: string | undefined = undefined
+  sender: string | undefined = undefined
+  sequence_number: string | undefined = undefined
+  replay_protection_nonce: string | null | undefined = undefined
+  /**
+   * True when `sender` was read as a hex token: `0x` followed by 8 to 16,383 lowercase hex digits
+   * only (at 66 characters, its own canonical address). False for anything else, hex or not.
+   */
+  senderIsLowerHex = false
+
+  /** Every field missing again and no proof: what a reader that reuses the object starts each transaction from. */
+  clear(): void {
+    this.type = undefined
+    this.gas_unit_price = undefined
+    this.gas_used = undefined
+    this.epoch = undefined
+    this.payload = undefined
+    this.block_end_info = undefined
+    this.version = undefined
+    this.sender = undefined
+    this.sequence_number = undefined
+    this.replay_protection_nonce = undefined
+    this.senderIsLowerHex = false
   }
+}
+
+/** A new `TxnFields` with every field missing (one object shape for every transaction read). */
+export function emptyTxnFields(): ReadTxnFields {
+  return new ReadTxnFields()
 }

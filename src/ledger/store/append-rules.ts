@@ -4,6 +4,7 @@ import { parseAddress, toShortAddress } from './address.js'
 import { BlockContinuityError } from './errors.js'
 import { DEFAULT_MAX_BLOCK_TRANSACTIONS } from './limits.js'
 import { parseBlockJson, type ParsedBlock } from './parse-block.js'
+import { ReadTxnFields } from '../read/txn-fields.js'
 import type { BlockJson, TransactionJson } from './types.js'
 import { u64Distance } from '../../core/u64.js'
 
@@ -41,6 +42,11 @@ function show(v: unknown): string {
   return v === undefined ? 'nothing (missing)' : (JSON.stringify(v) ?? String(v))
 }
 
+/** `checkBlock`'s refusal of block `name` at `field`: a module function, not a closure made per block checked. */
+function failBlock(name: string, field: string, message: string): never {
+  throw new InvalidBlockError(name, field, message)
+}
+
 /**
  * Refuses a block with more than `maxTransactions` transactions, before anything reads them.
  *
@@ -70,32 +76,32 @@ export function checkBlock(block: unknown, maxTransactions: number = DEFAULT_MAX
   const parsed = parseBlockJson(block)
   const b = block as Obj
   const name = String(parsed.block_height)
-  const fail = (field: string, message: string): never => {
-    throw new InvalidBlockError(name, field, message)
-  }
-  if (typeof b.block_hash !== 'string' || !HASH.test(b.block_hash)) fail('block_hash', `must be 0x followed by 64 hex digits, got ${show(b.block_hash)}`)
+  if (typeof b.block_hash !== 'string' || !HASH.test(b.block_hash)) failBlock(name, 'block_hash', `must be 0x followed by 64 hex digits, got ${show(b.block_hash)}`)
   const block_timestamp = typeof b.block_timestamp === 'string' ? parseU64(b.block_timestamp) : undefined
-  if (block_timestamp === undefined) fail('block_timestamp', `must be a u64 decimal string, got ${show(b.block_timestamp)}`)
+  if (block_timestamp === undefined) failBlock(name, 'block_timestamp', `must be a u64 decimal string, got ${show(b.block_timestamp)}`)
 
   const txns = b.transactions as Obj[]
   const { first_version, last_version } = parsed
   const span = u64Distance(first_version, last_version) + 1
   if (span !== txns.length) {
-    fail('transactions', `has ${txns.length} transactions but first_version..last_version (${first_version}..${last_version}) spans ${span} versions`)
+    failBlock(name, 'transactions', `has ${txns.length} transactions but first_version..last_version (${first_version}..${last_version}) spans ${span} versions`)
   }
   const entries: AccountEntry[] = []
   for (let i = 0; i < txns.length; i++) {
     const txn = txns[i] as Obj
     const version = typeof first_version === 'number' ? first_version + i : (addU64(first_version, i) as U64)
-    if (txn.version !== String(version)) fail(`transactions[${i}].version`, `must be "${version}" (first_version + ${i}), got ${show(txn.version)}`)
+    if (txn.version !== String(version)) failBlock(name, `transactions[${i}].version`, `must be "${version}" (first_version + ${i}), got ${show(txn.version)}`)
     if (txn.type !== 'user_transaction') continue
-    const address = typeof txn.sender === 'string' ? parseAddress(txn.sender) : undefined
-    if (address === undefined) fail(`transactions[${i}].sender`, `must be an address (0x and 1 to 64 hex digits), got ${show(txn.sender)}`)
+    const sender = txn.sender
+    // A sender a reader proved to be `0x` and 64 lowercase hex digits is its own canonical
+    // address, as `parseAddress` would answer, without reading its 64 digits again.
+    const address = typeof sender !== 'string' ? undefined : sender.length === 66 && txn instanceof ReadTxnFields && txn.senderIsLowerHex ? sender : parseAddress(sender)
+    if (address === undefined) failBlock(name, `transactions[${i}].sender`, `must be an address (0x and 1 to 64 hex digits), got ${show(txn.sender)}`)
     const sequence_number = typeof txn.sequence_number === 'string' ? parseU64(txn.sequence_number) : undefined
-    if (sequence_number === undefined) fail(`transactions[${i}].sequence_number`, `must be a u64 decimal string, got ${show(txn.sequence_number)}`)
+    if (sequence_number === undefined) failBlock(name, `transactions[${i}].sequence_number`, `must be a u64 decimal string, got ${show(txn.sequence_number)}`)
     const nonce = txn.replay_protection_nonce
     if (nonce !== undefined && nonce !== null) {
-      if (typeof nonce !== 'string' || parseU64(nonce) === undefined) fail(`transactions[${i}].replay_protection_nonce`, `must be null or a u64 decimal string, got ${show(nonce)}`)
+      if (typeof nonce !== 'string' || parseU64(nonce) === undefined) failBlock(name, `transactions[${i}].replay_protection_nonce`, `must be null or a u64 decimal string, got ${show(nonce)}`)
       continue
     }
     entries.push({ address: address as string, sequence_number: sequence_number as U64, version, index: i })

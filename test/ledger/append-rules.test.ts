@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { LinePacker } from '../../src/ledger/memory/pack-line.js'
+import { ReadTxnFields } from '../../src/ledger/read/txn-fields.js'
+import { checkBlock } from '../../src/ledger/store/append-rules.js'
+import type { BlockJson } from '../../src/ledger/store/types.js'
+import { addr, ChainBuilder } from '../helpers/chain-builder.js'
+
+/** `checkBlock` of the skeleton refuses as that of the parsed block does, or checks to the same entries. */
+function expectSameAnswer(skeleton: BlockJson, parsed: BlockJson): void {
+  let refusal: Error | undefined
+  try {
+    checkBlock(parsed)
+  } catch (error) {
+    refusal = error as Error
+  }
+  if (refusal === undefined) expect(checkBlock(skeleton).entries).toEqual(checkBlock(parsed).entries)
+  else expect(() => checkBlock(skeleton)).toThrowError(refusal.message)
+}
+
+/** A valid block whose user transaction (its second) has `sender` as given, as a chain file's line. */
+function lineWithSender(sender: unknown): Buffer {
+  const block = new ChainBuilder({ height: 3, version: 10 }).block({ users: [{ sender: 1 }] }) as unknown as BlockJson
+  ;(block.transactions[1] as unknown as Record<string, unknown>).sender = sender
+  return Buffer.from(JSON.stringify(block))
+}
+
+describe('checkBlock with a reader’s proofs', () => {
+  it('a sender the packer read as lowercase hex is taken as it is; any other is checked as in a parsed block', () => {
+    const packer = new LinePacker()
+    const senders = [addr(1), '0x414343554d554c41544f525f504c414345484f4c4445525f4841534800000000', addr(1).toUpperCase().replace('0X', '0x'), `${addr(1)}0`, addr(1).slice(0, 20), '0x0000000g', 'nothex']
+    for (const sender of senders) {
+      const line = lineWithSender(sender)
+      const read = packer.pack(line)
+      expect(read).toBeDefined()
+      const skeleton = (read as { skeleton: BlockJson }).skeleton
+      expectSameAnswer(skeleton, JSON.parse(line.toString('utf8')) as BlockJson)
+    }
+  })
+
+  it('a transaction the packer reuses for the next line carries no proof of the sender read before it', () => {
+    const packer = new LinePacker()
+    const first = packer.pack(lineWithSender(addr(7))) as { skeleton: BlockJson }
+    expect((first.skeleton.transactions[1] as unknown as ReadTxnFields).senderIsLowerHex).toBe(true)
+    const line = lineWithSender('0xZZ')
+    const again = packer.pack(line) as { skeleton: BlockJson }
+    expect((again.skeleton.transactions[1] as unknown as ReadTxnFields).senderIsLowerHex).toBe(false)
+    expect(() => checkBlock(again.skeleton)).toThrowError(/transactions\[1\]\.sender/)
+  })
+
+  it('a parsed transaction cannot claim a proof: only a reader’s objects carry one', () => {
+    const block = JSON.parse(lineWithSender(`0x${'G'.repeat(64)}`).toString('utf8')) as BlockJson
+    ;(block.transactions[1] as unknown as Record<string, unknown>).senderIsLowerHex = true
+    expect(() => checkBlock(block)).toThrowError(/transactions\[1\]\.sender.*must be an address/)
+  })
+})
