@@ -33,6 +33,14 @@ export function rateAtHorizon(γ: number, slowest: number, k: number): number {
   return r > slowest ? r : Math.min(γ, slowest)
 }
 
+/**
+ * Calm blocks in a row that can sink an expert's level below q (see `sunkUntil`): at the slow
+ * experts' step, fifty hits in a row lower a level by 0.25·(1 − q), a shift that a handful of
+ * calm blocks, as i.i.d. and drifting chains give, does not make. Switching and bursty chains have calm
+ * stretches of hundreds of blocks.
+ */
+export const SINKING_RUN = 50
+
 /** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
 export const MARGINAL = 0
 export const CONDITIONED = 1
@@ -114,6 +122,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   protected readonly lastHot: Float64Array
   /** Per promise, the level its newest quote was read at (the chosen expert's 1 − α plus the offset, less the floor's allowance where it applies). */
   protected readonly servedLevel: Float64Array
+  /**
+   * The newest block at which a calm stretch of at least `SINKING_RUN` blocks may still hold an
+   * expert's level below q (set by `PromiseLearner`: the largest window's length after such a
+   * stretch ends; −1 before one): the owing rule in `price` raises levels only up to it.
+   */
+  protected sunkUntil = -1
 
   constructor(promises: readonly TierPromise[], options: PromiseLearnerOptions) {
     super(promises, options.floor)
@@ -168,6 +182,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   /** Forgets the ensemble's state and the ledger's outcomes. */
   protected clearEnsemble(): void {
     this.lastHot.fill(-Infinity)
+    this.sunkUntil = -1
     for (const ws of this.marginal) for (const w of ws) w.clear()
     for (const per of this.conditional) for (const ws of per) for (const w of ws) w.clear()
     for (const w of this.scaledWindows) w.clear()
@@ -309,11 +324,14 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // blocks whenever the offset swung above the plan (measured: bench/calibration.ts, iid-50 at seeds 2 and 3, where nearly
     // all of the raise went to conditioned experts, and at seed 4's switching chain none of it). The square keeps the raise small while
     // the offset swings around the plan by the few outcomes of quotes settling, and makes the level continuous in the
-    // offset. Inline: a function call here, even one not taken, made every block of the calibrated mode measurably slower
-    // (measured: bench/core.ts).
+    // offset. And only within the largest window after a calm stretch of at least `SINKING_RUN` blocks (`sunkUntil`): a
+    // level sinks through a run of hits, which a chain without such a stretch never gave it, and there the raise only
+    // paid for coverage the offset was already buying (measured: bench/calibration.ts, the drift chain, whose few calm
+    // blocks come one at a time). Inline: a function call here, even one not taken, made every block of the calibrated
+    // mode measurably slower (measured: bench/core.ts).
     const q = this.probability[i] as number
     let level = own + excess
-    if (excess > 0 && own < q && this.chain.state !== CALM && this.expertKind[best] !== CONDITIONED) {
+    if (excess > 0 && own < q && this.chain.state !== CALM && j <= this.sunkUntil && this.expertKind[best] !== CONDITIONED) {
       const share = excess < allowance ? excess / allowance : 1
       level += (q - own) * share * share
     }

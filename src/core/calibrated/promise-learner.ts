@@ -5,7 +5,7 @@ import type { MultisetWindow } from '../multiset-window.js'
 import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
-import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED } from './expert-ensemble.js'
+import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED, SINKING_RUN } from './expert-ensemble.js'
 import { plannedDebt } from './floor-rule.js'
 import type { Coverage } from './promise-ledger.js'
 import { windowQuantile } from './window-quantile.js'
@@ -100,6 +100,8 @@ export class PromiseLearner extends ExpertEnsemble {
       return
     }
     this.catchUp()
+    // a calm stretch long enough to sink a level just ended: the owing rule may raise levels while the largest window holds it
+    if (req !== 0 && this.calmStreak >= SINKING_RUN) this.sunkUntil = this.blocks + (this.windows[this.windows.length - 1] as number)
     const j = this.advance(req)
     for (let x = 0; x < this.ks.length; x++) {
       const k = this.ks[x] as number
