@@ -76,6 +76,18 @@ function costWithin(k: number, reqs: readonly number[], quoter: { observe(r: num
   return { overpay: paid / hits, coverage: hits / evaluated }
 }
 
+/**
+ * The learner keeps `promise` on `reqs` within [q − 1, q + 2] points and pays at most 1.1x the
+ * plain ACI baseline's mean overpayment (window 120, γ 0.005): issue 20's per-promise checks.
+ */
+function expectKeptWithinAci(reqs: readonly number[], promise: { k: number; q: number }): void {
+  const l = costWithin(promise.k, reqs, new PromiseLearner([promise], { floor: 100 }))
+  const aci = costWithin(promise.k, reqs, new ConformalQuotes([promise], 120, 0.005, 100))
+  expect(l.coverage).toBeGreaterThanOrEqual(promise.q - 0.01)
+  expect(l.coverage).toBeLessThanOrEqual(promise.q + 0.02)
+  expect(l.overpay).toBeLessThanOrEqual(1.1 * aci.overpay)
+}
+
 describe('PromiseLearner', () => {
   it('answers the floor before any sample and on a chain the floor always serves', () => {
     const l = new PromiseLearner([{ k: 3, q: 0.9 }], { floor: 100 })
@@ -174,25 +186,13 @@ describe('PromiseLearner', () => {
   it('raises only an unconditioned expert\'s level while owing: on a stationary chain a conditioned expert\'s level below q is its own, and 0.8 within 3 pays at most 1.1x the plain ACI baseline', () => {
     // the half-full i.i.d. chain of the calibration benchmark at seed 3: raising the conditioned experts' levels while the
     // offset swung above the plan paid 1.21x the baseline here, at the same coverage
-    const reqs = benchChain('iid-50', 3)
-    const promise = { k: 3, q: 0.8 }
-    const l = costWithin(3, reqs, new PromiseLearner([promise], { floor: 100 }))
-    const aci = costWithin(3, reqs, new ConformalQuotes([promise], 120, 0.005, 100))
-    expect(l.coverage).toBeGreaterThanOrEqual(0.8 - 0.01)
-    expect(l.coverage).toBeLessThanOrEqual(0.8 + 0.02)
-    expect(l.overpay).toBeLessThanOrEqual(1.1 * aci.overpay)
+    expectKeptWithinAci(benchChain('iid-50', 3), { k: 3, q: 0.8 })
   })
 
   it('raises levels while owing only after a calm stretch that can sink them: on a drifting chain whose calm blocks come one at a time, 0.95 within 10 pays at most 1.1x the plain ACI baseline', () => {
     // the drift chain of the calibration benchmark at seed 5 (13 calm blocks, none next to another): raising the scaled
     // expert's level while the offset owed paid 1.11x the baseline here, at the promised coverage
-    const reqs = benchChain('drift', 5)
-    const promise = { k: 10, q: 0.95 }
-    const l = costWithin(10, reqs, new PromiseLearner([promise], { floor: 100 }))
-    const aci = costWithin(10, reqs, new ConformalQuotes([promise], 120, 0.005, 100))
-    expect(l.coverage).toBeGreaterThanOrEqual(0.95 - 0.01)
-    expect(l.coverage).toBeLessThanOrEqual(0.95 + 0.02)
-    expect(l.overpay).toBeLessThanOrEqual(1.1 * aci.overpay)
+    expectKeptWithinAci(benchChain('drift', 5), { k: 10, q: 0.95 })
   })
 
   it('conditions on the state: after a burst, calm blocks are quoted at the floor at once', () => {
