@@ -41,16 +41,18 @@ export const PLANNED_DEBT_SHARE = 0.01
  * The most a promise "within k blocks" may plan to owe after `blocks` blocks, in outcomes:
  * `PLANNED_DEBT_SHARE` of the blocks, less the k + 1 quotes still in flight, and never below 0.
  *
- * Why: the floor rules' allowances (`FLOOR_GATE`, the long allowance of `FloorLedger`), which
- * `price` subtracts from the served level while the floor keeps the promise, plan a debt: they
- * bet that a calm stretch repays what a busy one overdraws. A chain that ends busy repays
- * nothing, so a plan beyond the tolerance ends the tier beyond it (measured:
- * bench/calibration.ts, the switching chain at seed 4, where the long allowance planned three
- * times the tolerance). The quotes in flight are owed already when the chain has just turned busy,
- * and the offset counts them only as they settle. On a long run the allowances stay the bound;
- * on a short one, where each outcome is a larger part of the coverage, the plan is smaller.
- * This bounds only the debt planned once the floor is left: the floor rules themselves may still
- * hold the floor through their allowances.
+ * Why: the long allowance of `FloorLedger`, which `price` subtracts from the served level while
+ * the floor's record since the start says it keeps the promise, plans a debt: it bets that a
+ * calm stretch repays what a busy one overdraws, and that record vouches for a chain that has
+ * turned busy for good too. A chain that ends busy repays nothing, so a plan beyond the
+ * tolerance ends the tier beyond it (measured: bench/calibration.ts, the switching chain at
+ * seed 4, where the long allowance planned three times the tolerance). The quotes in flight are
+ * owed already when the chain has just turned busy, and the offset counts them only as they
+ * settle. On a long run the allowance stays the bound; on a short one, where each outcome is a
+ * larger part of the coverage, the plan is smaller. The short gate's allowance (`FLOOR_GATE`) is
+ * not capped: it applies only while the recent samples say the floor keeps the promise, a state
+ * that repays it. This bounds only the debt planned once the floor is left: the floor rules
+ * themselves may still hold the floor through their allowances.
  *
  * @example plannedDebt(3000, 3) // 26
  */

@@ -5,7 +5,7 @@ import type { MultisetWindow } from '../multiset-window.js'
 import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
-import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED } from './expert-ensemble.js'
+import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED, SINKING_RUN } from './expert-ensemble.js'
 import { plannedDebt } from './floor-rule.js'
 import type { Coverage } from './promise-ledger.js'
 import { windowQuantile } from './window-quantile.js'
@@ -53,8 +53,9 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * standard error, and it and the offset within the long allowance), so a busy regime of a chain
  * whose floor keeps the promise over thousands of blocks is not paid for; and on a calm block
  * whose state's own samples the floor met at the served level (≤ 1), whichever expert is served.
- * While that record says the floor keeps the promise, the long allowance, like the gate's, is
- * subtracted from the served level (the larger of the two where both apply), and the clamp is
+ * While that record says the floor keeps the promise, the long allowance (at most the debt the
+ * tolerance plans for, `plannedDebt`), like the gate's, is subtracted from the served level (the
+ * larger of the two where both apply), and the clamp is
  * wider by the larger gate: once the floor is left, the learner aims at a debt the calm
  * stretches repay rather than paying the busy regime back to q, which the calm stretches after
  * it then over-kept by several points. The bound above does not depend on these rules.
@@ -99,6 +100,8 @@ export class PromiseLearner extends ExpertEnsemble {
       return
     }
     this.catchUp()
+    // a calm stretch long enough to sink a level just ended: the owing rule may raise levels while the largest window holds it
+    if (req !== 0 && this.calmStreak >= SINKING_RUN) this.sunkUntil = this.blocks + (this.windows[this.windows.length - 1] as number)
     const j = this.advance(req)
     for (let x = 0; x < this.ks.length; x++) {
       const k = this.ks[x] as number
