@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { BlockInput } from '../../src/core/block.js'
 import { CalibratedEstimator } from '../../src/core/calibrated/calibrated-estimator.js'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
-import { LONG_GATE } from '../../src/core/calibrated/floor-ledger.js'
+import { LONG_GATE_MAX } from '../../src/core/calibrated/floor-ledger.js'
 import { FLOOR_GATE } from '../../src/core/calibrated/floor-rule.js'
 import { blockRequirement } from '../../src/core/requirement.js'
 import { priceBlock } from '../../src/core/price-block.js'
@@ -90,9 +90,9 @@ describe('calibrated estimation (adaptive conformal)', () => {
   })
 
   // The floor rule may overdraw a promise by up to FLOOR_GATE outcomes (on the recent samples) or
-  // LONG_GATE (on the floor's record since the start) before the ensemble prices it and pays them
+  // LONG_GATE_MAX (on the floor's record since the start) before the ensemble prices it and pays them
   // back (floor-rule.ts, floor-ledger.ts): that many misses beyond the plain ACI bound.
-  it('with the floor serving some blocks and tiers kept ordered, no tier falls short of its promise by more than (1 + 2γ(k+1))/(γT) + max(FLOOR_GATE, LONG_GATE)/T', () => {
+  it('with the floor serving some blocks and tiers kept ordered, no tier falls short of its promise by more than (1 + 2γ(k+1))/(γT) + max(FLOOR_GATE, LONG_GATE_MAX)/T', () => {
     fc.assert(
       fc.property(kindArb, fc.integer({ min: 0, max: 2 ** 31 }), (kind, seed) => {
         const γ = 0.05
@@ -100,7 +100,7 @@ describe('calibrated estimation (adaptive conformal)', () => {
         for (const b of stream(kind, seed, 3000)) e.ingest(b)
         for (const t of e.tiers()) {
           const { evaluated, rate } = t.coverage
-          expect(rate as number).toBeGreaterThanOrEqual(t.promise.q - bound(γ, t.promise.k, evaluated) - Math.max(FLOOR_GATE, LONG_GATE) / evaluated)
+          expect(rate as number).toBeGreaterThanOrEqual(t.promise.q - bound(γ, t.promise.k, evaluated) - Math.max(FLOOR_GATE, LONG_GATE_MAX) / evaluated)
         }
       }),
       { numRuns: STREAM_RUNS },

@@ -24,7 +24,7 @@ export interface CalibratedConfig {
    * The largest step γ of the learner's adaptive-conformal experts (Gibbs & Candès 2021); the
    * others run at γ/10 (each at most γ/k at horizon k), the outer calibration of the served
    * price at γ/20, so the long-run miss rate exceeds 1 − q by at most
-   * (1 + 1.05γ(k+1))/(γT/20) + 90/T after T outcomes (see `PromiseLearner.offsetLimit`; plus misses
+   * (1 + 1.05γ(k+1))/(γT/20) + 180/T after T outcomes (see `PromiseLearner.offsetLimit`; plus misses
    * forgiven while even the recent maximum missed). Default 0.05.
    */
   learning_rate: number

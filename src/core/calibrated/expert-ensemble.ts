@@ -5,7 +5,7 @@ import type { U64 } from '../u64.js'
 import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
-import { FloorLedger, LONG_GATE } from './floor-ledger.js'
+import { FloorLedger, LONG_GATE_MAX } from './floor-ledger.js'
 import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptions } from './promise-types.js'
@@ -294,9 +294,9 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const keeps = this.floorKeeps(i)
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses, or where
     // it keeps the promise over the long run and neither its own deficit nor the served quotes' has run past the long allowance
-    // (at most LONG_GATE, so a larger offset skips the ledger's reads)
+    // (at most LONG_GATE_MAX, so a larger offset skips the ledger's reads)
     const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
-    const rule = short || (d <= LONG_GATE * this.outerRate && this.longFloor(i, d))
+    const rule = short || (d <= LONG_GATE_MAX * this.outerRate && this.longFloor(i, d))
     // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
     // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does,
     // but the long one never beyond the debt the tolerance plans for (`plans`): the recent samples' say-so holds only while
@@ -377,12 +377,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   }
 
   /**
-   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + max(`FLOOR_GATE`, `LONG_GATE`)·γ_o. At +limit
+   * The outer offset's clamp for horizon k: 1 + (γ_max + γ_o)(k + 1) + max(`FLOOR_GATE`, `LONG_GATE_MAX`)·γ_o. At +limit
    * the served level, less the larger floor allowance where it applies, is at least 1 + γ_o(k + 1) for
    * the k + 1 quotes still in flight (the window's maximum), at −limit at most −γ_o(k + 1) (the
    * floor), so clamping changes no quote.
    */
   offsetLimit(k: number): number {
-    return 1 + (this.maxRate + this.outerRate) * (k + 1) + Math.max(FLOOR_GATE, LONG_GATE) * this.outerRate
+    return 1 + (this.maxRate + this.outerRate) * (k + 1) + Math.max(FLOOR_GATE, LONG_GATE_MAX) * this.outerRate
   }
 }

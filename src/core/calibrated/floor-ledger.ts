@@ -21,9 +21,26 @@ export const LONG_GATE = 90
  */
 export const LONG_GATE_Q = 0.9
 
+/**
+ * Below `LONG_GATE_Q` the long allowance grows with the miss budget, `LONG_GATE` × (1 − q)/(1 −
+ * `LONG_GATE_Q`), up to this many outcomes (180 from q = 0.8 down), and so does the share of the
+ * banked hits it may give back (`LONG_BANK_SHARE` × the square of that ratio, up to
+ * `LONG_BANK_MAX`): the argument of `LONG_GATE_Q` turned round. A calm stretch repays (1 − q) of
+ * the debt per block, so at q = 0.8 it repays twice what it does at 0.9 in the same blocks, and
+ * the quantiles that would pay a busy regime back are the cheaper ones. With the allowance and
+ * share of q = 0.9, a regime-switching chain whose floor kept q = 0.8 over the run had the promise
+ * quoted above the floor through whole busy regimes (3–4% of its blocks) and over-kept by 3 points
+ * (measured: bench/calibration.ts, the switching chain at seeds 2 and 5). The cap bounds what a
+ * wrong guess costs; the outer offset's clamp (`offsetLimit`) is wider by it.
+ */
+export const LONG_GATE_MAX = 180
+
+/** The most of the banked hits (the floor's lowest deficit) the long allowance may give back, as a multiple of them (see `LONG_GATE_MAX`). */
+export const LONG_BANK_MAX = 2
+
 /** The long allowance of a promise whose cap is `cap` and whose floor's deficit was at its lowest `lowest` (see `FloorLedger.allowance`). */
-function longAllowance(cap: number, lowest: number): number {
-  const banked = LONG_BANK_SHARE * -lowest
+function longAllowance(cap: number, lowest: number, bankShare: number): number {
+  const banked = bankShare * -lowest
   return banked < cap ? banked : cap
 }
 
@@ -67,8 +84,10 @@ export const LONG_BANK = 1000
 export class FloorLedger {
   /** Per promise: 1 − q, the deficit and its lowest value, samples seen. */
   private readonly missBudget: Float64Array
-  /** Per promise: the long allowance before the banked-hits cap (`LONG_GATE`, shrunk above `LONG_GATE_Q`), fixed by q. */
+  /** Per promise: the long allowance before the banked-hits cap (`LONG_GATE`, shrunk above `LONG_GATE_Q`, grown below it up to `LONG_GATE_MAX`), fixed by q. */
   private readonly caps: Float64Array
+  /** Per promise: the share of the banked hits the long allowance may give back (`LONG_BANK_SHARE`, grown below `LONG_GATE_Q` up to `LONG_BANK_MAX`), fixed by q. */
+  private readonly bankShares: Float64Array
   private readonly deficits: Float64Array
   private readonly lowest: Float64Array
   /** Per promise: `allowance(i)`, updated where `lowest` moves, so that the pricing of every block reads it in one load. */
@@ -86,11 +105,15 @@ export class FloorLedger {
     this.missBudget = Float64Array.from(promises, (p) => 1 - p.q)
     this.caps = Float64Array.from(this.missBudget, (budget) => {
       const share = budget / (1 - LONG_GATE_Q)
-      return share >= 1 ? LONG_GATE : LONG_GATE * share * share
+      return share >= 1 ? Math.min(LONG_GATE_MAX, LONG_GATE * share) : LONG_GATE * share * share
+    })
+    this.bankShares = Float64Array.from(this.missBudget, (budget) => {
+      const share = budget / (1 - LONG_GATE_Q)
+      return share >= 1 ? Math.min(LONG_BANK_MAX, LONG_BANK_SHARE * share * share) : LONG_BANK_SHARE
     })
     this.deficits = new Float64Array(n)
     this.lowest = new Float64Array(n)
-    this.allowances = Float64Array.from(this.caps, (cap) => longAllowance(cap, 0))
+    this.allowances = Float64Array.from(this.caps, (cap, i) => longAllowance(cap, 0, this.bankShares[i] as number))
     this.seen = new Float64Array(n)
     this.inBatch = new Int32Array(n)
     this.batchHits = new Int32Array(n)
@@ -107,7 +130,7 @@ export class FloorLedger {
     this.deficits[i] = deficit
     if (deficit < (this.lowest[i] as number)) {
       this.lowest[i] = deficit
-      this.allowances[i] = longAllowance(this.caps[i] as number, deficit)
+      this.allowances[i] = longAllowance(this.caps[i] as number, deficit, this.bankShares[i] as number)
     }
     this.seen[i] = (this.seen[i] as number) + 1
     const hits = (this.batchHits[i] as number) + (met ? 1 : 0)
@@ -151,7 +174,7 @@ export class FloorLedger {
     return deficit <= LONG_TEST_Z * Math.sqrt(v * (this.seen[i] as number))
   }
 
-  /** The long rule's allowance for promise i, in outcomes (see `LONG_GATE`, `LONG_GATE_Q`, `LONG_BANK_SHARE`). */
+  /** The long rule's allowance for promise i, in outcomes (see `LONG_GATE`, `LONG_GATE_Q`, `LONG_GATE_MAX`, `LONG_BANK_SHARE`). */
   allowance(i: number): number {
     return this.allowances[i] as number
   }
@@ -159,7 +182,7 @@ export class FloorLedger {
   /** Forgets every sample. */
   clear(): void {
     for (const a of [this.deficits, this.lowest, this.seen, this.batches, this.shareSum, this.shareSumSq]) a.fill(0)
-    this.caps.forEach((cap, i) => (this.allowances[i] = longAllowance(cap, 0)))
+    this.caps.forEach((cap, i) => (this.allowances[i] = longAllowance(cap, 0, this.bankShares[i] as number)))
     this.inBatch.fill(0)
     this.batchHits.fill(0)
   }
