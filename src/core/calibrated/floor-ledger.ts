@@ -29,8 +29,9 @@ export const LONG_GATE_Q = 0.9
  * the debt per block, so at q = 0.8 it repays twice what it does at 0.9 in the same blocks, and
  * the quantiles that would pay a busy regime back are the cheaper ones. With the allowance and
  * share of q = 0.9, a regime-switching chain whose floor kept q = 0.8 over the run had the promise
- * quoted above the floor through whole busy regimes (3–4% of its blocks) and over-kept by 3 points
- * (measured: bench/calibration.ts, the switching chain at seeds 2 and 5). The cap bounds what a
+ * quoted above the floor through whole busy regimes, more than the 1% of blocks a floor-bound
+ * promise may be, and over-kept beyond the tolerance (measured: bench/calibration.ts, the
+ * switching chain at seeds 2 and 5). The cap bounds what a
  * wrong guess costs; the outer offset's clamp (`offsetLimit`) is wider by it.
  */
 export const LONG_GATE_MAX = 180
