@@ -273,7 +273,10 @@ function recovery(chain: string, full: readonly boolean[], prices: { target: num
 }
 
 function scenarioBlocks(scenario: string, blocks: number, seed: number): BlockInput[] {
-  return [...generateChain({ blocks, seed, scenario: scenario as never })].map((g) => parseBlockJson(g.block))
+  // One block at a time: holding every generated block makes each major GC mark all of them.
+  const parsed: BlockInput[] = []
+  for (const g of generateChain({ blocks, seed, scenario: scenario as never })) parsed.push(parseBlockJson(g.block))
+  return parsed
 }
 
 function aptosMainnet(path: string): BlockInput[] {
