@@ -47,9 +47,32 @@ describe('checkBlock with a reader’s proofs', () => {
     expect(() => checkBlock(again.skeleton)).toThrowError(/transactions\[1\]\.sender/)
   })
 
+  it('a version the packer read as a decimal is checked by its value, to the answer of a parsed block, and no proof outlives its line', () => {
+    const packer = new LinePacker()
+    const block = new ChainBuilder({ height: 3, version: 10 }).block({ users: [{ sender: 1 }] }) as unknown as BlockJson
+    for (const version of ['11', '12', '011', '9007199254740991', '18446744073709551615', '1e1', 11]) {
+      const changed = JSON.parse(JSON.stringify(block)) as BlockJson
+      ;(changed.transactions[1] as unknown as Record<string, unknown>).version = version
+      const line = Buffer.from(JSON.stringify(changed))
+      const read = packer.pack(line) as { skeleton: BlockJson } | undefined
+      if (read === undefined) continue
+      const txn = read.skeleton.transactions[1] as unknown as ReadTxnFields
+      expect(txn.versionValue).toBe(version === '11' || version === '12' || version === '9007199254740991' ? Number(version) : -1)
+      expectSameAnswer(read.skeleton, JSON.parse(line.toString('utf8')) as BlockJson)
+    }
+    const fields = new ReadTxnFields()
+    fields.readVersion('11', 11)
+    fields.clear()
+    expect(fields.versionValue).toBe(-1)
+  })
+
   it('a parsed transaction cannot claim a proof: only a reader’s objects carry one', () => {
     const block = JSON.parse(lineWithSender(`0x${'G'.repeat(64)}`).toString('utf8')) as BlockJson
     ;(block.transactions[1] as unknown as Record<string, unknown>).senderIsLowerHex = true
     expect(() => checkBlock(block)).toThrowError(/transactions\[1\]\.sender.*must be an address/)
+    const wrong = JSON.parse(lineWithSender(addr(1)).toString('utf8')) as BlockJson
+    ;(wrong.transactions[1] as unknown as Record<string, unknown>).version = '12'
+    ;(wrong.transactions[1] as unknown as Record<string, unknown>).versionValue = 11
+    expect(() => checkBlock(wrong)).toThrowError(/transactions\[1\]\.version.*must be "11"/)
   })
 })
