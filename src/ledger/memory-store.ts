@@ -27,11 +27,14 @@ export class MemoryStore extends MemoryLedger {
   static async fromJsonLines(source: string, options: MemoryStoreOptions & LoadOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore({ path: source, ...options })
     const chunk = ByteArena.DEFAULT_CHUNK_BYTES
-    const toucher = (await regularFileSize(source)) >= chunk ? PageToucher.start(chunk) : undefined
+    const size = await regularFileSize(source)
+    const toucher = size >= chunk ? PageToucher.start(chunk) : undefined
     store.useChunkSource(toucher)
+    store.expectLoad(size)
     try {
       await loadJsonLines(source, store, options)
     } finally {
+      store.expectLoad(-1)
       store.useChunkSource(undefined)
       toucher?.stop()
     }

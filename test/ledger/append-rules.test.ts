@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { LinePacker } from '../../src/ledger/memory/pack-line.js'
 import { ReadTxnFields } from '../../src/ledger/read/txn-fields.js'
-import { checkBlock } from '../../src/ledger/store/append-rules.js'
+import { checkBlock, checkSequenceNumbers } from '../../src/ledger/store/append-rules.js'
 import type { BlockJson } from '../../src/ledger/store/types.js'
 import { addr, ChainBuilder } from '../helpers/chain-builder.js'
 
@@ -47,9 +47,74 @@ describe('checkBlock with a reader’s proofs', () => {
     expect(() => checkBlock(again.skeleton)).toThrowError(/transactions\[1\]\.sender/)
   })
 
+  it('a version the packer read as a decimal is checked by its value, to the answer of a parsed block, and no proof outlives its line', () => {
+    const packer = new LinePacker()
+    const block = new ChainBuilder({ height: 3, version: 10 }).block({ users: [{ sender: 1 }] }) as unknown as BlockJson
+    for (const version of ['11', '12', '011', '9007199254740991', '18446744073709551615', '1e1', 11]) {
+      const changed = JSON.parse(JSON.stringify(block)) as BlockJson
+      ;(changed.transactions[1] as unknown as Record<string, unknown>).version = version
+      const line = Buffer.from(JSON.stringify(changed))
+      const read = packer.pack(line) as { skeleton: BlockJson } | undefined
+      if (read === undefined) continue
+      const txn = read.skeleton.transactions[1] as unknown as ReadTxnFields
+      expect(txn.versionValue).toBe(version === '11' || version === '12' || version === '9007199254740991' ? Number(version) : -1)
+      expectSameAnswer(read.skeleton, JSON.parse(line.toString('utf8')) as BlockJson)
+    }
+    const fields = new ReadTxnFields()
+    fields.readVersion('11', 11)
+    fields.clear()
+    expect(fields.versionValue).toBe(-1)
+  })
+
   it('a parsed transaction cannot claim a proof: only a reader’s objects carry one', () => {
     const block = JSON.parse(lineWithSender(`0x${'G'.repeat(64)}`).toString('utf8')) as BlockJson
     ;(block.transactions[1] as unknown as Record<string, unknown>).senderIsLowerHex = true
     expect(() => checkBlock(block)).toThrowError(/transactions\[1\]\.sender.*must be an address/)
+    const wrong = JSON.parse(lineWithSender(addr(1)).toString('utf8')) as BlockJson
+    ;(wrong.transactions[1] as unknown as Record<string, unknown>).version = '12'
+    ;(wrong.transactions[1] as unknown as Record<string, unknown>).versionValue = 11
+    expect(() => checkBlock(wrong)).toThrowError(/transactions\[1\]\.version.*must be "11"/)
+  })
+})
+
+describe('checkSequenceNumbers', () => {
+  /** The rule as written: a map of each sender's next sequence number, asked of the ledger once per sender. */
+  function reference(block: BlockJson, ledger: Map<string, number>): Map<string, number> | string {
+    const next = new Map<string, number>()
+    for (const [i, t] of block.transactions.entries()) {
+      const txn = t as unknown as Record<string, string>
+      if (txn.type !== 'user_transaction') continue
+      const seq = Number(txn.sequence_number)
+      const expected = next.get(txn.sender as string) ?? ledger.get(txn.sender as string)
+      if (expected !== undefined && seq !== expected) return `transactions[${i}].sequence_number`
+      next.set(txn.sender as string, seq + 1)
+    }
+    return next
+  }
+
+  it('answers as the rule does for small blocks and large, with senders repeated, in order or not', () => {
+    for (const users of [3, 16, 17, 40]) {
+      for (const shift of [0, 1, -1]) {
+        const chain = new ChainBuilder({ height: 3, version: 10 })
+        const block = chain.block({ users: Array.from({ length: users }, (_, i) => ({ sender: 1 + (i % 5) })) }) as unknown as BlockJson
+        // Moves one repeated sender's number off its sequence, when asked.
+        const last = block.transactions[users] as unknown as Record<string, string>
+        if (Number(last.sequence_number) + shift < 0) continue
+        last.sequence_number = String(Number(last.sequence_number) + shift)
+        const ledger = new Map([[addr(2), 0]])
+        const expected = reference(block, ledger)
+        const asked: string[] = []
+        let answer: Map<string, number> | string
+        try {
+          answer = checkSequenceNumbers(checkBlock(block), (a) => (asked.push(a), ledger.get(a))) as Map<string, number>
+        } catch (error) {
+          answer = (error as { field: string }).field
+        }
+        expect(answer, `${users} users, shift ${shift}`).toEqual(expected)
+        if (typeof answer !== 'string') expect([...answer.keys()]).toEqual([...(expected as Map<string, number>).keys()])
+        // The ledger is asked for each sender's first transaction only, in block order.
+        expect(asked).toEqual([...new Set(asked)])
+      }
+    }
   })
 })

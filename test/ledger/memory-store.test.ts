@@ -66,6 +66,26 @@ describe('MemoryStore.parsedBlockByHeight', () => {
     expect(store.parsedBlockByHeight(-1)).toBeUndefined()
   })
 
+  it('keeps parsed, while a load of known size runs, the lines near its end only; every line otherwise', () => {
+    const blocks = new ChainBuilder().blocks(60, (i) => [{ sender: 1 + (i % 3), gas_unit_price: 100 + i }])
+    const lines = blocks.map((b) => Buffer.from(JSON.stringify(b)))
+    const store = new MemoryStore({ parsedBlocks: 2 })
+    store.expectLoad(lines.reduce((bytes, line) => bytes + line.length + 1, 0))
+    for (const line of lines.slice(0, 50)) expect(store.appendJsonLine(line)).toBe(true)
+    // Far from the end: more than four times 2 lines of the average length still follow.
+    expect(store.parsedBlockByHeight(49)).toBeUndefined()
+    for (const line of lines.slice(50, 59)) expect(store.appendJsonLine(line)).toBe(true)
+    expect(store.parsedBlockByHeight(57)).toEqual(parseBlockJson(store.blockByHeight(57, true)))
+    expect(store.parsedBlockByHeight(58)).toEqual(parseBlockJson(store.blockByHeight(58, true)))
+    // The load is over: every line is kept again.
+    store.expectLoad(-1)
+    const after = new MemoryStore({ parsedBlocks: 2 })
+    for (const line of lines.slice(0, 50)) expect(after.appendJsonLine(line)).toBe(true)
+    expect(after.parsedBlockByHeight(49)).toEqual(parseBlockJson(after.blockByHeight(49, true)))
+    expect(store.appendJsonLine(lines[59] as Buffer)).toBe(true)
+    expect(store.parsedBlockByHeight(59)).toEqual(parseBlockJson(store.blockByHeight(59, true)))
+  })
+
   it('keeps nothing for a block appended as an object, drops pruned blocks, and refuses a count that is not a positive integer', async () => {
     const blocks = new ChainBuilder().blocks(12, (i) => [{ sender: 1, gas_unit_price: 100 + i }])
     const store = await loaded(blocks, 10, 4)

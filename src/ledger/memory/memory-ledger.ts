@@ -26,6 +26,13 @@ export interface MemoryStoreOptions extends StoreOptions {
 export const DEFAULT_PARSED_BLOCKS = 1000
 
 /**
+ * How many times `parsedBlocks` lines of the load's average length must still follow a line for
+ * the load not to keep it parsed (`MemoryLedger.expectLoad`): room for the newest blocks to be
+ * that much longer than the average before one of them goes unkept.
+ */
+const KEEP_MARGIN = 4
+
+/**
  * The in-memory ledger: every read is O(1) apart from writing out the transactions asked for.
  * `MemoryStore` is this store with its file loaders (`memory-store.ts`).
  *
@@ -61,6 +68,13 @@ export class MemoryLedger implements BatchAppendStore {
    * caller may hold a value that `JSON.stringify` writes otherwise than it reads.
    */
   readonly #parsed: (ParsedBlock | undefined)[]
+  /**
+   * While a load of a file of known size runs (`expectLoad`): its bytes, and the bytes and lines
+   * of it appended from lines so far; `#loadBytes` is -1 otherwise.
+   */
+  #loadBytes = -1
+  #loadedBytes = 0
+  #loadedLines = 0
 
   constructor(options: MemoryStoreOptions = {}) {
     this.chainId = options.chainId ?? DEFAULT_CHAIN_ID
@@ -296,6 +310,9 @@ export class MemoryLedger implements BatchAppendStore {
    * which appends it or throws the error worded for it. What a chain file is loaded with.
    */
   appendJsonLine(line: Buffer): boolean {
+    // Every line given counts towards where a load is (`expectLoad`), whether it is appended here or not.
+    this.#loadedBytes += line.length + 1
+    this.#loadedLines++
     // The records go straight into the arena's chunk, past what is committed (the records are
     // never longer than the line), so they are not copied a second time; a refused line leaves
     // them uncommitted. The room is made first, in a fresh chunk when the line may not fit the
@@ -314,8 +331,36 @@ export class MemoryLedger implements BatchAppendStore {
     }
     this.#columns.commit(prepared, read.packed, read.start, read.ends)
     // The law of `LinePacker.pack`: the skeleton parses as the line does, so as `blockByHeight` answers.
-    this.#keepParsed(prepared.parsed)
+    this.#keepParsed(this.#mayBeNewest() ? prepared.parsed : undefined)
     return true
+  }
+
+  /**
+   * Tells the store that the lines it is about to be given are those of a file of `bytes` bytes
+   * (`-1`: the load is over, or its size is unknown), so that it keeps parsed (`parsedBlockByHeight`)
+   * only the lines that may be among the newest `parsedBlocks`. A parsed block kept lives on
+   * through many collections of the young generation and is copied by each, and the
+   * survivors make V8 grow that generation onto fresh pages, each a page fault; a load keeping
+   * every block parsed pays that for blocks that are dropped as soon as `parsedBlocks` more come.
+   * @internal the loaders' (`MemoryStore.fromJsonLines`).
+   */
+  expectLoad(bytes: number): void {
+    this.#loadBytes = bytes
+    this.#loadedBytes = 0
+    this.#loadedLines = 0
+  }
+
+  /**
+   * Whether the line just appended may be among the newest `parsedBlocks` of
+   * the load: always when no load of known size runs; else unless the bytes still to come hold
+   * `KEEP_MARGIN` times `parsedBlocks` lines of the average length so far. A guess, not a rule:
+   * a block it leaves unkept that turns out to be among the newest is parsed from its JSON by
+   * whoever asks (`parsedBlockByHeight` answers `undefined`), to the same answer.
+   */
+  #mayBeNewest(): boolean {
+    if (this.#loadBytes < 0) return true
+    const average = this.#loadedBytes / this.#loadedLines
+    return this.#loadBytes - this.#loadedBytes < KEEP_MARGIN * this.#parsed.length * average
   }
 
   /**

@@ -18,6 +18,8 @@ const F_STRING_FIELDS = ['type', 'gas_unit_price', 'gas_used', 'epoch', 'version
 export const F_NONCE = 7
 /** The sender's field id, whose hex reading the packer vouches for (`ReadTxnFields.senderIsLowerHex`). */
 export const F_SENDER = F_STRING_FIELDS.indexOf('sender')
+/** The version's field id, whose value the packer reads with its text (`ReadTxnFields.readVersion`). */
+export const F_VERSION = F_STRING_FIELDS.indexOf('version')
 export const F_PAYLOAD = 8
 export const F_END_INFO = 9
 const F_PAYLOAD_TYPE = 10

@@ -6,7 +6,7 @@
  */
 import { canonicalIntegerEnd, skipWs, stringifyEscapeEnd } from '../read/json-bytes.js'
 import type { ReadTxnFields } from '../read/txn-fields.js'
-import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, F_SENDER, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
+import { dictionaryKeyAt, END_INFO, END_MEMBERS, endInfoOf, F_END_INFO, F_END_MEMBER, F_NONCE, F_PAYLOAD, F_SENDER, F_VERSION, FIELD_OF, NONE, PAYLOAD, putString, takesString, TXN } from './pack-keys.js'
 import { decodeHexDigits } from './hex-digits.js'
 import { DECIMAL, ENTRIES, ENTRY_TEXT, HEX, latin1, LONGEST_ENTRY, lookup, NON_ASCII, RAW, utf8 } from './txn-code.js'
 
@@ -304,8 +304,11 @@ export class TxnPacker {
       }
       // Past 2^53 the sum may have rounded, but never below 2^53, so this test is exact.
       if (b[k] === 34 && v <= Number.MAX_SAFE_INTEGER) {
-        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of the bytes.
-        if (field >= 0) putString(fields as ReadTxnFields, field, String(v))
+        // A canonical decimal is its number's String (V8 caches those of small numbers): no slice of
+        // the bytes. A version is met once, so its String would only fill V8's cache, which keeps
+        // each such string alive past a young collection: it is sliced, with its value as the proof.
+        if (field === F_VERSION) (fields as ReadTxnFields).readVersion(latin1(b, p + 1, k), v)
+        else if (field >= 0) putString(fields as ReadTxnFields, field, String(v))
         // The digits two a byte (their value 0..99), an odd last one alone: the decoder writes a
         // pair of digits per table read, with no division.
         const n = k - p - 1

@@ -63,7 +63,8 @@ export function sourceName(source: LineSource): string {
  * - A source that cannot be read (missing, a directory) throws `InvalidDataError` naming it,
  *   with field `(file)`.
  *
- * Memory: one chunk plus the longest line. Time: O(bytes).
+ * Memory: one chunk plus two buffers as long as the longest line that crossed a chunk's end.
+ * Time: O(bytes).
  *
  * @example for await (const { number, text } of readLines('chain.jsonl')) …
  */
@@ -127,10 +128,14 @@ async function* splitLines<T>(source: LineSource, options: LineOptions, make: (n
   if (run.length > 0) yield run[0] as T
 }
 
+const EMPTY = Buffer.alloc(0)
+/** The smallest buffer of held bytes: larger than most lines, so that it rarely grows. */
+const MIN_HELD_BYTES = 64 << 10
+
 /**
  * The splitting itself, synchronous, one chunk at a time: what `splitLines` and `readLineRuns`
- * share. Invariant: `held` holds the bytes of the current line seen so far (`run` of them, never
- * more than the limit); `number` is the number of the current line.
+ * share. Invariant: `#held[0, #heldLength)` holds the bytes of the current line seen before the
+ * chunk being cut (never more than the limit); `number` is the number of the current line.
  */
 class LineCutter<T> {
   readonly stream: AsyncIterable<unknown>
@@ -139,7 +144,16 @@ class LineCutter<T> {
   readonly #bom: boolean
   readonly #firstLine: number
   readonly #make: (number: number, bytes: Buffer) => T
-  #held: Buffer[] = []
+  /**
+   * The bytes of the current line seen so far when it began in an earlier chunk:
+   * `#held[0, #heldLength)`. Two buffers taken in turn and reused line after line (each grows to
+   * the longest line it held), not a fresh copy per line that crosses a chunk's end: fresh memory
+   * costs a page fault at its first touch, which is dear on some virtual machines. Two, because
+   * the line finished in one is still handed out when the chunk's tail is copied into the other.
+   */
+  #held = EMPTY
+  #spare = EMPTY
+  #heldLength = 0
   #run = 0
   #number: number
 
@@ -171,8 +185,20 @@ class LineCutter<T> {
       this.#number++
       start = nl + 1
     }
-    if (start < bytes.length) this.#held.push(Buffer.from(bytes.subarray(start)))
+    if (start < bytes.length) this.#hold(bytes, start, bytes.length)
     return null
+  }
+
+  /** Appends `bytes[start, end)` to the current line's held bytes, growing the buffer when they do not fit. */
+  #hold(bytes: Buffer, start: number, end: number): void {
+    const length = this.#heldLength + end - start
+    if (length > this.#held.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(length, 2 * this.#held.length, MIN_HELD_BYTES))
+      this.#held.copy(grown, 0, 0, this.#heldLength)
+      this.#held = grown
+    }
+    bytes.copy(this.#held, this.#heldLength, start, end)
+    this.#heldLength = length
   }
 
   /** Appends the last line, when the source does not end with a newline. */
@@ -187,9 +213,15 @@ class LineCutter<T> {
 
   /** The current line, ending at `end` of `last`, appended to `out` unless it is blank. */
   #take(last: Buffer, start: number, end: number, out: T[]): void {
-    const held = this.#held
-    let bytes = held.length === 0 ? last.subarray(start, end) : Buffer.concat([...held, last.subarray(start, end)])
-    if (held.length > 0) this.#held = []
+    let bytes: Buffer
+    if (this.#heldLength === 0) bytes = last.subarray(start, end)
+    else {
+      this.#hold(last, start, end)
+      bytes = this.#held.subarray(0, this.#heldLength)
+      // The next line's held bytes go to the other buffer: this one's are handed out.
+      ;[this.#held, this.#spare] = [this.#spare, this.#held]
+      this.#heldLength = 0
+    }
     // The first line starts the source, so this is where a byte order mark can be, however it was chunked.
     if (this.#number === this.#firstLine && this.#bom && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3)
     if (bytes.length > 0 && bytes[bytes.length - 1] === 13) bytes = bytes.subarray(0, -1)

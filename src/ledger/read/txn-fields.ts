@@ -39,9 +39,28 @@ export class ReadTxnFields implements TxnFields {
    * only (at 66 characters, its own canonical address). False for anything else, hex or not.
    */
   senderIsLowerHex = false
+  #versionValue = -1
+
+  /**
+   * The value of `version` when the reader read it as a canonical decimal of at most 2^53 − 1
+   * (`readVersion`), which is then `parseU64(version)` and `String` of it; else -1. The append
+   * rules compare it with the version they expect instead of writing that number out as text:
+   * a new string per transaction, which V8's cache of number strings keeps alive long enough to
+   * be copied out of the young generation.
+   */
+  get versionValue(): number {
+    return this.#versionValue
+  }
+
+  /** Reads `version` as `text`, the canonical decimal of `value` (at most 2^53 − 1): the proof `versionValue` gives. */
+  readVersion(text: string, value: number): void {
+    this.version = text
+    this.#versionValue = value
+  }
 
   /** Every field missing again and no proof: what a reader that reuses the object starts each transaction from. */
   clear(): void {
+    this.#versionValue = -1
     this.type = undefined
     this.gas_unit_price = undefined
     this.gas_used = undefined
