@@ -66,6 +66,20 @@ describe('checkBlock with a reader’s proofs', () => {
     expect(fields.versionValue).toBe(-1)
   })
 
+  it('versions that cross 2^53 are held to first_version + index exactly, parsed or read by the packer', () => {
+    // The expected version was once first_version + index in doubles: past 2^53 − 1 it rounded, and a valid block was refused.
+    for (const start of [9007199254740989n, 9007199254740991n, 18446744073709551610n]) {
+      const block = new ChainBuilder({ version: start }).block({ users: [{ sender: 1 }, { sender: 2 }, { sender: 3 }] }) as unknown as BlockJson
+      expect(() => checkBlock(block)).not.toThrow()
+      const read = new LinePacker().pack(Buffer.from(JSON.stringify(block))) as { skeleton: BlockJson }
+      expect(checkBlock(read.skeleton).entries).toEqual(checkBlock(block).entries)
+      // One version off is refused, naming the version it must be.
+      const off = JSON.parse(JSON.stringify(block)) as BlockJson
+      ;(off.transactions[4] as unknown as Record<string, unknown>).version = String(start + 5n)
+      expect(() => checkBlock(off)).toThrowError(`transactions[4].version: must be "${start + 4n}" (first_version + 4), got "${start + 5n}"`)
+    }
+  })
+
   it('a parsed transaction cannot claim a proof: only a reader’s objects carry one', () => {
     const block = JSON.parse(lineWithSender(`0x${'G'.repeat(64)}`).toString('utf8')) as BlockJson
     ;(block.transactions[1] as unknown as Record<string, unknown>).senderIsLowerHex = true

@@ -89,7 +89,8 @@ export function checkBlock(block: unknown, maxTransactions: number = DEFAULT_MAX
   const entries: AccountEntry[] = []
   for (let i = 0; i < txns.length; i++) {
     const txn = txns[i] as Obj
-    const version = typeof first_version === 'number' ? first_version + i : (addU64(first_version, i) as U64)
+    // addU64, not `+`: a number sum past 2^53 − 1 would round, and refuse the versions after it.
+    const version = addU64(first_version, i) as U64
     // A version a reader proved to be the decimal of a number is compared as that number
     // (`ReadTxnFields.versionValue`), without writing the expected one out as text.
     const versionOk = txn instanceof ReadTxnFields && txn.versionValue >= 0 ? txn.versionValue === version : txn.version === String(version)
