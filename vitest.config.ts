@@ -60,6 +60,9 @@ export const INTEGRATION_TESTS = [
   // 6 s of a worker): with them, a fresh clone's `npm test` took 83–90 s on 2 cores.
   'test/ledger/pg-driver.test.ts',
   'test/core/calm-run.prop.test.ts',
+  // The calibrated learner's regressions on the calibration benchmark's chains: six generated
+  // chains of 3,000 blocks, 5-13 s of a worker depending on what the worker held before.
+  'test/core/promise-learner-chains.test.ts',
 ]
 
 export default defineConfig(({ mode }) => ({
