@@ -177,10 +177,13 @@ export function processCpuUs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) / ticks) * 1e6
 }
 
-/** Peak RSS (MB) of the process `pid` so far, from /proc/<pid>/status (VmHWM). */
+/**
+ * Peak RSS (MB, 10^6 bytes, the unit file sizes are given in) of the process `pid` so far, from
+ * /proc/<pid>/status (VmHWM, in KiB).
+ */
 export function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  return m === null ? NaN : Number(m[1]) / 1024
+  return m === null ? NaN : (Number(m[1]) * 1024) / 1e6
 }
 
 /**
