@@ -61,7 +61,8 @@ export const INTEGRATION_TESTS = [
   'test/ledger/pg-driver.test.ts',
   'test/core/calm-run.prop.test.ts',
   // The calibrated learner's regressions on the calibration benchmark's chains: six generated
-  // chains of 3,000 blocks, 5-13 s of a worker depending on what the worker held before.
+  // chains of 3,000 blocks, whose generation is most of their time and grows with what the
+  // worker's heap already holds.
   'test/core/promise-learner-chains.test.ts',
 ]
 
