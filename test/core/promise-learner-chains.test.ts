@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
-import type { U64 } from '../../src/core/u64.js'
 import { resolveConfig } from '../../src/core/config.js'
 import { priceBlock } from '../../src/core/price-block.js'
 import { blockRequirement } from '../../src/core/requirement.js'
 import { parseBlockJson } from '../../src/ledger/store/parse-block.js'
 import { generateChain } from '../../src/sim/index.js'
-import { run } from '../helpers/promise-learner.js'
+import { costWithin, run } from '../helpers/promise-learner.js'
 
 // The learner's regressions on the calibration benchmark's own chains (3,000 generated blocks
 // each): they run in `npm run test:integration` (vitest.config.ts), the generation being most of
@@ -20,32 +19,6 @@ function benchChain(scenario: 'switching' | 'iid-50' | 'drift', seed: number): n
   const reqs: number[] = []
   for (const g of generateChain({ blocks: 3000, seed, scenario })) reqs.push(Number(blockRequirement(priceBlock(parseBlockJson(g.block), config))))
   return reqs
-}
-
-/**
- * Serves promise 0 of `quoter` on `reqs` (floor 100), scored as the benchmark's Scorer does: a
- * quote after block t is included when it is at least m = min(req_{t+1..t+k}), and then overpays
- * p − max(m, floor).
- */
-function costWithin(k: number, reqs: readonly number[], quoter: { observe(r: number): void; quote(i: number): U64; serve(i: number, p: U64): void }): { overpay: number; coverage: number } {
-  const quotes = reqs.map((r) => {
-    quoter.observe(r)
-    const p = quoter.quote(0)
-    quoter.serve(0, p)
-    return p as number
-  })
-  let paid = 0
-  let hits = 0
-  let evaluated = 0
-  for (let t = 0; t + k < reqs.length; t++) {
-    const m = Math.min(...reqs.slice(t + 1, t + k + 1))
-    evaluated++
-    if ((quotes[t] as number) >= m) {
-      hits++
-      paid += (quotes[t] as number) - Math.max(m, 100)
-    }
-  }
-  return { overpay: paid / hits, coverage: hits / evaluated }
 }
 
 /**

@@ -3,29 +3,8 @@ import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
 import { plannedDebt } from '../../src/core/calibrated/floor-rule.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
-import type { U64 } from '../../src/core/u64.js'
-import { run } from '../helpers/promise-learner.js'
+import { costWithin, run } from '../helpers/promise-learner.js'
 import { rng } from '../helpers/rng.js'
-
-/**
- * Serves promise 0 of `quoter` on `reqs` (floor 100): its coverage within one block and the mean
- * overpayment p − max(req, floor) of the included quotes.
- */
-function costOf(reqs: readonly number[], quoter: { observe(r: number): void; quote(i: number): U64; serve(i: number, p: U64): void }): { overpay: number; coverage: number } {
-  let paid = 0
-  let hits = 0
-  let prev: number | null = null
-  for (const r of reqs) {
-    if (prev !== null && prev >= r) {
-      hits++
-      paid += prev - Math.max(r, 100)
-    }
-    quoter.observe(r)
-    prev = quoter.quote(0) as number
-    quoter.serve(0, prev)
-  }
-  return { overpay: paid / hits, coverage: hits / (reqs.length - 1) }
-}
 
 describe('PromiseLearner', () => {
   it('answers the floor before any sample and on a chain the floor always serves', () => {
@@ -116,8 +95,8 @@ describe('PromiseLearner', () => {
     // every block full; the going rate swings between 1,000 and 3,000 over 1,500 blocks, each block ±10% around it
     const reqs = Array.from({ length: 4500 }, (_, i) => Math.round((2000 - 1000 * Math.cos((2 * Math.PI * i) / 1500)) * (0.9 + 0.2 * (((i * 7919) % 101) / 100))))
     const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
-    const l = costOf(reqs, learner)
-    const aci = costOf(reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
+    const l = costWithin(1, reqs, learner)
+    const aci = costWithin(1, reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
     expect(l.coverage).toBeGreaterThanOrEqual(0.89)
     expect(aci.coverage).toBeGreaterThanOrEqual(0.88)
     expect(l.overpay).toBeLessThan(0.8 * aci.overpay)
@@ -133,8 +112,8 @@ describe('PromiseLearner', () => {
       return r() < 0.1 ? 0 : Math.round((high ? 2000 : 500) * (0.8 + 0.4 * r()))
     })
     const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
-    const l = costOf(reqs, learner)
-    const aci = costOf(reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
+    const l = costWithin(1, reqs, learner)
+    const aci = costWithin(1, reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))
     expect(l.coverage).toBeGreaterThanOrEqual(0.89)
     expect(l.overpay).toBeLessThan(0.9 * aci.overpay)
     const e = learner.explain(0)
