@@ -39,6 +39,7 @@ import { fileURLToPath } from 'node:url'
 import type { BlockInput } from '../src/core/block.js'
 import type { TierPromise } from '../src/core/calibrated/calibrated-config.js'
 import { resolveConfig } from '../src/core/config.js'
+import { ChainStateRing } from '../src/core/calibrated/chain-state.js'
 import { ConformalQuotes } from '../src/core/calibrated/conformal-quotes.js'
 import { PromiseLearner } from '../src/core/calibrated/promise-learner.js'
 import { priceBlock } from '../src/core/price-block.js'
@@ -49,7 +50,7 @@ import { parseStrategies } from '../src/replay/strategies/parse-strategies.js'
 import { Scorer } from '../src/replay/scorer.js'
 import { TIERS } from '../src/replay/strategies/strategy.js'
 import { generateChain } from '../src/sim/index.js'
-import { CALIBRATION_JSON, renderCalibrationTables, type CalibrationResult, type ChainRow, type FixedBar, type PromiseRow, type RecoveryRow, type TierRow } from './render-calibration.js'
+import { CALIBRATION_JSON, renderCalibrationTables, type CalibrationResult, type ChainRow, type FixedBar, type PromiseRow, type RecoveryRow, type Scored, type TierRow } from './render-calibration.js'
 import { commitId } from './results.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -100,9 +101,14 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
   const regular = { target: [] as number[], aci: [] as number[], aptos: [] as number[] }
   const full: boolean[] = []
   const reqs: Requirement[] = []
+  // the chain state after each block, as the learner's conditioned experts read it
+  const ring = new ChainStateRing(floor, 2)
+  const states: number[] = []
   for (const b of blocks) {
     const priced = priceBlock(b, config)
     const req = blockRequirement(priced)
+    ring.push(req, reqs.length)
+    states.push(ring.state)
     reqs.push(req)
     full.push(priced.full)
     let o = 0
@@ -161,6 +167,7 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
       best,
       fixed: fixedPriceBar(reqs, floor, pr),
       fixed_at_q: fixedPriceBar(reqs, floor, pr, 0),
+      state_bar: stateBar(reqs, states, floor, pr),
       ratio_to_aci: ratio(l.overpayment, aci.overpayment),
       ratio_to_best: ratio(l.overpayment, best.overpayment),
     }
@@ -228,6 +235,69 @@ export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }
     consider(top, top, 0)
   }
   return best
+}
+
+/**
+ * The state-conditioned bar in hindsight for one promise: a price (or a mix of two) per chain
+ * state after block t (`states[t]`, the learner's own: calm, or busy by the newest cutoff's
+ * tercile), chosen so that the whole run covers exactly q at the least summed overpayment. Each
+ * state's candidate prices form a lower convex hull of (N, S) points as in `fixedPriceBar`; the
+ * cheapest way to reach q·n inclusions takes the hulls' segments in order of overpayment per
+ * inclusion gained, whichever state they are in, splitting the last one. So every state is priced
+ * where one more inclusion costs the same, not at one common quantile level. It fits each state's
+ * prices to the run it is scored on, so it is optimistic: what reading those states is worth at
+ * most, on average, to a quote that keeps the promise exactly.
+ */
+export function stateBar(reqs: readonly Requirement[], states: readonly number[], floor: U64, { k, q }: TierPromise): Scored {
+  const f = Number(floor)
+  const byState = new Map<number, number[]>()
+  let n = 0
+  for (let t = 0; t + k < reqs.length; t++) {
+    let m = Number(reqs[t + 1])
+    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
+    const s = states[t] as number
+    const list = byState.get(s) ?? []
+    list.push(m)
+    byState.set(s, list)
+    n++
+  }
+  if (n === 0) return { coverage: null, overpayment: null }
+  const segments: { dN: number; dS: number }[] = []
+  for (const mins of byState.values()) {
+    mins.sort((a, b) => a - b)
+    // (N, S) at the floor and at every distinct requirement above it, from (0, 0): nothing included
+    const hull: { N: number; S: number }[] = [{ N: 0, S: 0 }]
+    let i = 0
+    let sumStar = 0
+    for (const c of [f, ...new Set(mins.filter((m) => m > f))]) {
+      while (i < mins.length && (mins[i] as number) <= c) sumStar += Math.max(f, mins[i++] as number)
+      const p = { N: i, S: i * c - sumStar }
+      while (hull.length >= 2) {
+        const a = hull[hull.length - 2] as { N: number; S: number }
+        const b = hull[hull.length - 1] as { N: number; S: number }
+        if ((b.S - a.S) * (p.N - a.N) >= (p.S - a.S) * (b.N - a.N)) hull.pop()
+        else break
+      }
+      hull.push(p)
+    }
+    for (let h = 1; h < hull.length; h++) {
+      const a = hull[h - 1] as { N: number; S: number }
+      const b = hull[h] as { N: number; S: number }
+      if (b.N > a.N) segments.push({ dN: b.N - a.N, dS: b.S - a.S })
+    }
+  }
+  segments.sort((a, b) => a.dS / a.dN - b.dS / b.dN)
+  const need = q * n
+  let N = 0
+  let S = 0
+  for (const g of segments) {
+    // a count within rounding of `need` meets it (0.95·n is not exact in binary)
+    if (N >= need - 1e-9) break
+    const take = Math.min(1, (need - N) / g.dN)
+    N += take * g.dN
+    S += take * g.dS
+  }
+  return { coverage: N / n, overpayment: N === 0 ? 0 : S / N }
 }
 
 /**

@@ -50,6 +50,13 @@ export interface PromiseRow {
    * the target needs a quote that gives up coverage.
    */
   fixed_at_q: FixedBar
+  /**
+   * The state-conditioned bar in hindsight: a price per chain state (the learner's own: calm, or
+   * busy by the newest cutoff's tercile), all covering exactly q together at the least overpayment.
+   * What reading those states is worth at most to a quote that keeps the promise exactly
+   * (optimistic: fitted to the run it is scored on). Absent from results written before it existed.
+   */
+  state_bar?: Scored
   ratio_to_aci: number | null
   ratio_to_best: number | null
 }
@@ -136,6 +143,8 @@ export interface Verdict {
   fixed_geomean_to_aci: number | null
   /** The same for the bar covering exactly q (`PromiseRow.fixed_at_q`). */
   fixed_at_q_geomean_to_aci: number | null
+  /** The same for the state-conditioned bar at q (`PromiseRow.state_bar`). */
+  state_bar_geomean_to_aci: number | null
   /** The regular tier back within 10% at least as fast as the Aptos market tier (null: no burst). */
   recovery_met: boolean | null
 }
@@ -178,14 +187,15 @@ export function verdict(chain: string, rows: readonly PromiseRow[], recovery: Re
     geomean_to_best: geomean(cost.map((r) => r.ratio_to_best as number)),
     fixed_geomean_to_aci: barGeomean(cost, (r) => r.fixed),
     fixed_at_q_geomean_to_aci: barGeomean(cost, (r) => r.fixed_at_q),
+    state_bar_geomean_to_aci: barGeomean(cost, (r) => r.state_bar),
     recovery_met: rec,
   }
 }
 
 /** Geometric mean over `rows` of a fixed-price bar's overpayment ÷ aci's (rows where either is missing or aci paid nothing are left out). */
-function barGeomean(rows: readonly PromiseRow[], bar: (r: PromiseRow) => FixedBar): number | null {
+function barGeomean(rows: readonly PromiseRow[], bar: (r: PromiseRow) => Scored | undefined): number | null {
   return geomean(rows.flatMap((r) => {
-    const f = bar(r).overpayment
+    const f = bar(r)?.overpayment ?? null
     return f === null || r.aci.overpayment === null || r.aci.overpayment === 0 ? [] : [f / r.aci.overpayment]
   }))
 }
@@ -202,15 +212,15 @@ const cell = (text: string) => text.replace(/\|/g, '\\|')
 /** The per-chain checks as one table (markdown). */
 export function renderVerdicts(r: CalibrationResult): string {
   const out = [
-    '| chain | coverage within [−1, +2] points | floor-bound above floor on ≤ 1% of blocks | each q ≥ 0.8 ≤ 1.1× aci | geomean ÷ aci ≤ 0.85 | geomean ÷ best ≤ 1.25 | burst recovery ≤ Aptos market | fixed-price bar ÷ aci, at q − 1 point / at q (geomean, not a check) |',
-    '|---|---|---|---|---:|---:|---|---:|',
+    '| chain | coverage within [−1, +2] points | floor-bound above floor on ≤ 1% of blocks | each q ≥ 0.8 ≤ 1.1× aci | geomean ÷ aci ≤ 0.85 | geomean ÷ best ≤ 1.25 | burst recovery ≤ Aptos market | fixed-price bar ÷ aci, at q − 1 point / at q (geomean, not a check) | state-conditioned bar at q ÷ aci (geomean, not a check) |',
+    '|---|---|---|---|---:|---:|---|---:|---:|',
   ]
   for (const c of r.chains) {
     const v = verdict(c.chain, r.promises, r.recovery.find((x) => x.chain === c.chain))
     const list = (xs: string[]) => (xs.length === 0 ? '✓' : `✗ ${xs.join(' ')}`)
     const ratio = (x: number | null, max: number) => (x === null ? '–' : `${mark(x <= max)} ${x.toFixed(2)}`)
     out.push(
-      `| ${cell(c.chain)} | ${list(v.off_coverage)} | ${list(v.floor_bound_above)} | ${list(v.over_aci)} | ${ratio(v.geomean_to_aci, CHECKS.geoAci)} | ${ratio(v.geomean_to_best, CHECKS.geoBest)} | ${v.recovery_met === null ? '– (no burst)' : mark(v.recovery_met)} | ${num(v.fixed_geomean_to_aci, 2)} / ${num(v.fixed_at_q_geomean_to_aci, 2)} |`,
+      `| ${cell(c.chain)} | ${list(v.off_coverage)} | ${list(v.floor_bound_above)} | ${list(v.over_aci)} | ${ratio(v.geomean_to_aci, CHECKS.geoAci)} | ${ratio(v.geomean_to_best, CHECKS.geoBest)} | ${v.recovery_met === null ? '– (no burst)' : mark(v.recovery_met)} | ${num(v.fixed_geomean_to_aci, 2)} / ${num(v.fixed_at_q_geomean_to_aci, 2)} | ${num(v.state_bar_geomean_to_aci, 2)} |`,
     )
   }
   return out.join('\n')
@@ -219,13 +229,13 @@ export function renderVerdicts(r: CalibrationResult): string {
 /** One chain's promises (markdown): the calibrated learner, aci, the best in hindsight, with the checks. */
 export function renderPromises(r: CalibrationResult, chain: string): string {
   const out = [
-    '| promise | floor keeps | calibrated | aci (120, 0.005) | best (window, γ) | best | fixed prices | fixed-price bar | fixed prices at q | fixed-price bar at q | calibrated ÷ aci | calibrated ÷ best | coverage check | cost check |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    '| promise | floor keeps | calibrated | aci (120, 0.005) | best (window, γ) | best | fixed prices | fixed-price bar | fixed prices at q | fixed-price bar at q | state-conditioned bar at q | calibrated ÷ aci | calibrated ÷ best | coverage check | cost check |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ]
   for (const p of r.promises.filter((x) => x.chain === chain)) {
     const coverage = p.attainable ? mark(coverageMet(p)) : `${mark(p.learner.above_floor_share <= CHECKS.floorBoundAbove)} above floor on ${pct(p.learner.above_floor_share)}`
     out.push(
-      `| ${promiseName(p)}${p.attainable ? '' : ' (floor-bound)'} | ${pct(p.floor_rate)} | ${scored(p.learner)} | ${scored(p.aci)} | (${p.best.window}, ${p.best.lr}) | ${scored(p.best)} | ${fixedPair(p.fixed)} | ${scored(p.fixed)} | ${fixedPair(p.fixed_at_q)} | ${scored(p.fixed_at_q)} | ${num(p.ratio_to_aci, 2)} | ${num(p.ratio_to_best, 2)} | ${coverage} | ${mark(costMet(p))} |`,
+      `| ${promiseName(p)}${p.attainable ? '' : ' (floor-bound)'} | ${pct(p.floor_rate)} | ${scored(p.learner)} | ${scored(p.aci)} | (${p.best.window}, ${p.best.lr}) | ${scored(p.best)} | ${fixedPair(p.fixed)} | ${scored(p.fixed)} | ${fixedPair(p.fixed_at_q)} | ${scored(p.fixed_at_q)} | ${p.state_bar === undefined ? '–' : scored(p.state_bar)} | ${num(p.ratio_to_aci, 2)} | ${num(p.ratio_to_best, 2)} | ${coverage} | ${mark(costMet(p))} |`,
     )
   }
   return out.join('\n')
@@ -301,6 +311,15 @@ export function renderCalibration(r: CalibrationResult): string {
     '  for price, and the bar at q − 1 point says how far that trade can go. A promise the bar keeps at',
     '  no cost is left out of its geometric mean, like every ratio of 0, so the mean at q can come out',
     '  below the mean at q − 1 point when the floor alone covers q − 1 point of a promise but not q;',
+    '- **state-conditioned bar at q**: the chain remembers (the mempool carries a backlog into the next',
+    '  blocks), so the state after a block says something about the next ones and a quote that reads it',
+    '  can pay less than the fixed-price bar. This bar prices each of the learner\'s chain states (calm,',
+    '  or busy with the newest cutoff in the low, middle or high tercile of the newest 120 full',
+    '  blocks\') in hindsight, at the prices that cover exactly q over the run with the least',
+    '  overpayment: each state priced where one more inclusion costs the same, rather than at one',
+    '  common quantile level. Fitted to the run it is scored on, it is optimistic: what reading those',
+    '  states is worth at most to a quote that keeps the promise exactly. Where its geometric mean',
+    '  ÷ aci is near or above 0.85, these states alone cannot reach the target;',
     '- **tiers as served**: `target` (the calibrated estimator; `sweep=false` leaves out the backtest\'s',
     '  extra calibration sweep), `aci`, `aptos` (the node\'s mode) and `geth`, each tier at k = 1, 3 and 10.',
     '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fixedPriceBar } from '../../bench/calibration.js'
+import { fixedPriceBar, stateBar } from '../../bench/calibration.js'
 
 describe('the bar of fixed prices in hindsight (bench/calibration.ts)', () => {
   // k = 1: the minimum over the next block is that block's requirement (blocks 1..10):
@@ -37,5 +37,32 @@ describe('the bar of fixed prices in hindsight (bench/calibration.ts)', () => {
     expect(bar).toMatchObject({ low: 100, high: 301 })
     expect(bar.coverage).toBeCloseTo(0.94, 12)
     expect(fixedPriceBar([5, 7], 1, { k: 3, q: 0.9 }).overpayment).toBeNull()
+  })
+})
+
+describe('the state-conditioned bar in hindsight (bench/calibration.ts)', () => {
+  // k = 1, floor 100; after blocks 0..4 the chain is in state 0, after 5..9 in state 1. The next
+  // block's requirement: state 0 sees four 0s and 200, state 1 four 0s and 1000.
+  const reqs = [0, 0, 0, 0, 0, 200, 0, 0, 0, 0, 1000]
+  const states = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+
+  it('prices each state where one more inclusion costs the same, not at one common level', () => {
+    // 9 of 10 inclusions: state 0 at 200 (4 overpay 100 each) and state 1 at the floor. One price
+    // for all (the fixed-price bar) pays 200 on all 9 blocks it includes: 800 over 9
+    expect(stateBar(reqs, states, 100, { k: 1, q: 0.9 })).toEqual({ coverage: 0.9, overpayment: 400 / 9 })
+    expect(fixedPriceBar(reqs, 100, { k: 1, q: 0.9 }, 0).overpayment).toBeCloseTo(800 / 9, 9)
+    // 9.5: then half of state 1's blocks at 1000, its 4 floor blocks overpaying 900 each
+    const bar = stateBar(reqs, states, 100, { k: 1, q: 0.95 })
+    expect(bar.coverage).toBeCloseTo(0.95, 12)
+    expect(bar.overpayment).toBeCloseTo((400 + 0.5 * 3600) / 9.5, 9)
+  })
+
+  it('is the fixed-price bar at q when the chain stays in one state', () => {
+    const one = [0, 0, 0, 0, 0, 0, 0, 0, 501, 301, 0]
+    for (const q of [0.9, 0.95]) {
+      const bar = stateBar(one, one.map(() => 3), 100, { k: 1, q })
+      expect(bar.overpayment).toBeCloseTo(fixedPriceBar(one, 100, { k: 1, q }, 0).overpayment as number, 9)
+    }
+    expect(stateBar([5, 7], [0, 0], 1, { k: 3, q: 0.9 })).toEqual({ coverage: null, overpayment: null })
   })
 })
