@@ -20,6 +20,23 @@ import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptio
 const SCALED_MARGIN = 0.1
 
 /**
+ * Rate of the running mean of the served expert's own level (`levelMean`), per busy block:
+ * about the largest window's memory, so that the mean is where the level sits, and what moves
+ * the level away from it for a few hundred blocks is the ACI's wander rather than a new level.
+ */
+export const LEVEL_MEAN_RATE = 0.001
+
+/**
+ * The shrink of the served level towards its mean (see `price`) applies only while the scaled
+ * expert's discounted loss is at least this share above the best unscaled expert's. A scaled
+ * expert that close to the best says the market's level moves, and there the level's slow wander
+ * is tracking it rather than noise: shrinking it paid more on the drift chain (measured:
+ * bench/calibration.ts, seeds 2 to 5), while on stationary chains the scaled expert's loss stays
+ * well above the margin.
+ */
+export const SHRINK_SCALED_MARGIN = 0.2
+
+/**
  * An expert's ACI step γ at horizon k: γ/k, but not below the grid's slowest step. Its level
  * learns of a quote's outcome k blocks late, when k more quotes are already in flight at
  * levels that did not know it, so a run of misses moves the level about γ·k before the first
@@ -100,6 +117,13 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   private readonly alphaTerms: Float64Array[]
   protected readonly offset: Float64Array
   /**
+   * Per promise, the running mean of the served expert's own level 1 − α over busy blocks
+   * (`LEVEL_MEAN_RATE`; NaN before the first): `price` subtracts γ_o/γ of the level's distance
+   * from it (see there). Calm blocks leave it as it is, so a calm run applied at once
+   * (`PromiseLearner.catchUp`) gives the same mean as one applied block by block.
+   */
+  protected readonly levelMean: Float64Array
+  /**
    * Per promise, the debt its tolerance plans for after the newest block, as a level
    * (`plannedDebt` × γ_o): set by `PromiseLearner` before `price` reads it, since computed in
    * `price` it left the optimizing compiler no budget to inline the window's quantile there.
@@ -169,6 +193,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       return terms
     })
     this.offset = new Float64Array(promises.length)
+    this.levelMean = new Float64Array(promises.length).fill(NaN)
     this.plans = new Float64Array(promises.length)
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
@@ -195,6 +220,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       this.quoted[i] = this.floor
     })
     this.offset.fill(0)
+    this.levelMean.fill(NaN)
     this.plans.fill(0)
     this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
@@ -330,7 +356,27 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // blocks come one at a time). Inline: a function call here, even one not taken, made every block of the calibrated
     // mode measurably slower (measured: bench/core.ts).
     const q = this.probability[i] as number
+    // The outer offset integrates the served quotes' outcomes, and the served expert's own level integrates the same
+    // outcomes when it is served as it quotes: the served level moved by γ + γ_o per outcome, not the γ the expert was
+    // given, and the faster level wandered further on a stationary chain, where the quantile's convexity turns the wander
+    // into overpayment (measured: bench/calibration.ts, iid-90 and iid-50, the conditioned expert served alone paid
+    // more than the same expert's plain ACI). So γ_o/γ of the level's distance from its running mean (`levelMean`) is
+    // taken off: the served level moves by γ per outcome around that mean, while the offset still carries the served
+    // record and the coverage bound: with γ_o/γ at most 1, the shrunk level is a mix of the level and its mean, both
+    // within the experts' clamp, so the offset's clamp still changes no quote. Not within the largest window after a long
+    // calm stretch (`sunkUntil`): there the stretch's banked hits are spent through both integrators (see the owing rule
+    // below) and a slower level left a switching chain's busy regimes over-kept; nor while the scaled expert is served or
+    // its loss is within `SHRINK_SCALED_MARGIN` of the best: a market whose level moves, which the wander is tracking.
+    let mean = this.levelMean[i] as number
+    if (this.chain.state !== CALM) {
+      mean = mean === mean ? mean + LEVEL_MEAN_RATE * (own - mean) : own
+      this.levelMean[i] = mean
+    }
     let level = own + excess
+    if (j > this.sunkUntil && !scaledWins && mean === mean && (loss[scaled] as number) >= (1 + SHRINK_SCALED_MARGIN) * bestLoss) {
+      const share = this.outerRate / ((this.rateAt[x] as Float64Array)[best] as number)
+      level -= (share < 1 ? share : 1) * (own - mean)
+    }
     if (excess > 0 && own < q && this.chain.state !== CALM && j <= this.sunkUntil && this.expertKind[best] !== CONDITIONED) {
       const share = excess < allowance ? excess / allowance : 1
       level += (q - own) * share * share
