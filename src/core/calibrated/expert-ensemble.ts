@@ -6,7 +6,7 @@ import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
 import { FloorLedger, LONG_GATE_MAX } from './floor-ledger.js'
-import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
+import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorGate, floorKeeps } from './floor-rule.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptions } from './promise-types.js'
 
@@ -321,7 +321,9 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses, or where
     // it keeps the promise over the long run and neither its own deficit nor the served quotes' has run past the long allowance
     // (at most LONG_GATE_MAX, so a larger offset skips the ledger's reads)
-    const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
+    // the gate is narrower while the largest window is young (`floorGate`); what the level forgives stays the full allowance
+    const big = marginal[this.windows.length - 1] as OrderStatisticWindow
+    const short = (d <= floorGate(big.length, big.capacity) * this.outerRate && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE_MAX * this.outerRate && this.longFloor(i, d))
     // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
     // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does,
