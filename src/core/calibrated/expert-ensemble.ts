@@ -129,6 +129,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
    * `price` it left the optimizing compiler no budget to inline the window's quantile there.
    */
   protected readonly plans: Float64Array
+  /**
+   * Per promise, the short floor rule's gate after the newest block, as a level (`floorGate` ×
+   * γ_o, narrower while the largest window is young): set by `PromiseLearner` beside `plans`, for
+   * the same reason.
+   */
+  protected readonly gates: Float64Array
   protected readonly chosen: Int32Array
   /**
    * Why promise i's newest quote is the floor: `FLOOR_RULE` (the floor keeps it on the recent
@@ -195,6 +201,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.offset = new Float64Array(promises.length)
     this.levelMean = new Float64Array(promises.length).fill(NaN)
     this.plans = new Float64Array(promises.length)
+    this.gates = new Float64Array(promises.length)
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.floorLedger = new FloorLedger(promises)
@@ -222,6 +229,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.offset.fill(0)
     this.levelMean.fill(NaN)
     this.plans.fill(0)
+    this.gates.fill(0)
     this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
     this.floorRule.fill(0)
@@ -321,9 +329,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses, or where
     // it keeps the promise over the long run and neither its own deficit nor the served quotes' has run past the long allowance
     // (at most LONG_GATE_MAX, so a larger offset skips the ledger's reads)
-    // the gate is narrower while the largest window is young (`floorGate`); what the level forgives stays the full allowance
-    const big = marginal[this.windows.length - 1] as OrderStatisticWindow
-    const short = (d <= floorGate(big.length, big.capacity) * this.outerRate && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
+    // the gate is narrower while the largest window is young (`gates`); what the level forgives stays the full allowance
+    const short = (d <= (this.gates[i] as number) && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE_MAX * this.outerRate && this.longFloor(i, d))
     // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
     // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does,
@@ -408,6 +415,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   private calmFloor(x: number, level: number): boolean {
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[CALM] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
     return w.length >= CALM_FLOOR_SAMPLES && windowQuantile(w, level, this.floor) === this.floor
+  }
+
+  /** The short floor rule's gate for promise i on its k's largest window now, as a level (see `floorGate`). O(1). */
+  protected floorGateOf(i: number): number {
+    const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
+    return floorGate(w.length, w.capacity) * this.outerRate
   }
 
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */

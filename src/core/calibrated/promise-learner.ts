@@ -138,6 +138,7 @@ export class PromiseLearner extends ExpertEnsemble {
       if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= floor)
       this.settle(i, j)
       this.plans[i] = plannedDebt(j + 1, this.horizon[i] as number) * this.outerRate
+      this.gates[i] = this.floorGateOf(i)
       this.price(i, j)
     }
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
@@ -364,6 +365,7 @@ export class PromiseLearner extends ExpertEnsemble {
       this.offset[i] = d
       for (const row of this.expertQuotes[i] as U64[][]) row.fill(floor)
       this.plans[i] = plannedDebt(jEnd + 1, k) * this.outerRate
+      this.gates[i] = this.floorGateOf(i)
       this.price(i, jEnd)
     }
   }
