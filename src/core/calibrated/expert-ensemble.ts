@@ -74,6 +74,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
    * the same reason.
    */
   protected readonly gates: Float64Array
+  /** The short floor rule's gate once the largest window is no longer young (`FLOOR_GATE` × γ_o). */
+  protected readonly fullGate: number
   protected readonly chosen: Int32Array
   /**
    * Why promise i's newest quote is the floor: `FLOOR_RULE` (the floor keeps it on the recent
@@ -141,6 +143,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     this.levelMean = new Float64Array(promises.length).fill(NaN)
     this.plans = new Float64Array(promises.length)
     this.gates = new Float64Array(promises.length)
+    this.fullGate = FLOOR_GATE * this.outerRate
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.floorLedger = new FloorLedger(promises)

@@ -139,7 +139,8 @@ export class PromiseLearner extends ExpertEnsemble {
       if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= floor)
       this.settle(i, j)
       this.plans[i] = plannedDebt(j + 1, this.horizon[i] as number) * this.outerRate
-      this.gates[i] = this.floorGateOf(i)
+      // the gate only grows with the window's samples, to the full gate, which no later block changes
+      if ((this.gates[i] as number) < this.fullGate) this.gates[i] = this.floorGateOf(i)
       this.price(i, j)
     }
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
