@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
-import { rateAtHorizon } from '../../src/core/calibrated/expert-ensemble.js'
+import { rateAtHorizon } from '../../src/core/calibrated/ensemble-rules.js'
 import { plannedDebt } from '../../src/core/calibrated/floor-rule.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import { costWithin, run } from '../helpers/promise-learner.js'

@@ -6,54 +6,10 @@ import type { MultisetWindow } from '../multiset-window.js'
 import { createWindow, type OrderStatisticWindow } from '../window.js'
 import { CALM, ChainStateRing } from './chain-state.js'
 import { FloorLedger, LONG_GATE_MAX } from './floor-ledger.js'
-import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorKeeps } from './floor-rule.js'
+import { CALM_FLOOR_SAMPLES, FLOOR_GATE, FLOOR_SURPLUS, floorGate, floorKeeps } from './floor-rule.js'
 import { scaledQuantile, windowQuantile } from './window-quantile.js'
 import { PROMISE_LEARNER_DEFAULTS, STATES, type Expert, type PromiseLearnerOptions } from './promise-types.js'
-
-/**
- * A scaled expert is served only when its discounted pinball loss is at least this share below
- * the best unscaled expert's. Dividing by a going rate read off a few blocks adds that rate's
- * noise: on a stationary chain it wins the loss comparison by chance for stretches and then pays
- * more for the same coverage, while on a market whose level moves the scaled experts' lead is
- * far larger than this margin.
- */
-const SCALED_MARGIN = 0.1
-
-/**
- * An expert's ACI step γ at horizon k: γ/k, but not below the grid's slowest step. Its level
- * learns of a quote's outcome k blocks late, when k more quotes are already in flight at
- * levels that did not know it, so a run of misses moves the level about γ·k before the first
- * correction lands; dividing by k keeps that overshoot what it is at k = 1. A fast expert at
- * k = 10 otherwise swung past the window's maximum on a chain of independent blocks (its level
- * above 1 for stretches) and paid 1.3x the plain ACI baseline for the same coverage (measured:
- * bench/calibration.ts); the slowest step already moves little per horizon.
- */
-export function rateAtHorizon(γ: number, slowest: number, k: number): number {
-  const r = γ / k
-  return r > slowest ? r : Math.min(γ, slowest)
-}
-
-/**
- * Calm blocks in a row that can sink an expert's level below q (see `sunkUntil`): at the slow
- * experts' step, fifty hits in a row lower a level by 0.25·(1 − q), a shift that a handful of
- * calm blocks, as i.i.d. and drifting chains give, does not make. Switching and bursty chains have calm
- * stretches of hundreds of blocks.
- */
-export const SINKING_RUN = 50
-
-/** Expert kinds: every recent sample, only those of the current state, or samples scaled by the going rate. */
-export const MARGINAL = 0
-export const CONDITIONED = 1
-export const SCALED = 2
-
-/**
- * Why promise i's newest quote is the floor (`floorRule`): not by a floor rule; the floor rule on
- * the recent samples or banked hits; the calm state's samples; the floor's long-run record alone.
- */
-export const NO_FLOOR_RULE = 0
-export const FLOOR_RULE = 1
-export const CALM_FLOOR = 2
-export const LONG_FLOOR = 3
+import { CALM_FLOOR, CONDITIONED, FLOOR_RULE, LEVEL_MEAN_RATE, LONG_FLOOR, MARGINAL, NO_FLOOR_RULE, SCALED, SCALED_MARGIN, SHRINK_SCALED_MARGIN, rateAtHorizon } from './ensemble-rules.js'
 
 /**
  * The experts of `PromiseLearner` and their updates: the windows of k-block minimum cutoffs
@@ -100,11 +56,26 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   private readonly alphaTerms: Float64Array[]
   protected readonly offset: Float64Array
   /**
+   * Per promise, the running mean of the served expert's own level 1 − α over busy blocks
+   * (`LEVEL_MEAN_RATE`; NaN before the first): `price` subtracts γ_o/γ of the level's distance
+   * from it (see there). Calm blocks leave it as it is, so a calm run applied at once
+   * (`PromiseLearner.catchUp`) gives the same mean as one applied block by block.
+   */
+  protected readonly levelMean: Float64Array
+  /**
    * Per promise, the debt its tolerance plans for after the newest block, as a level
    * (`plannedDebt` × γ_o): set by `PromiseLearner` before `price` reads it, since computed in
    * `price` it left the optimizing compiler no budget to inline the window's quantile there.
    */
   protected readonly plans: Float64Array
+  /**
+   * Per promise, the short floor rule's gate after the newest block, as a level (`floorGate` ×
+   * γ_o, narrower while the largest window is young): set by `PromiseLearner` beside `plans`, for
+   * the same reason.
+   */
+  protected readonly gates: Float64Array
+  /** The short floor rule's gate once the largest window is no longer young (`FLOOR_GATE` × γ_o). */
+  protected readonly fullGate: number
   protected readonly chosen: Int32Array
   /**
    * Why promise i's newest quote is the floor: `FLOOR_RULE` (the floor keeps it on the recent
@@ -169,7 +140,10 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       return terms
     })
     this.offset = new Float64Array(promises.length)
+    this.levelMean = new Float64Array(promises.length).fill(NaN)
     this.plans = new Float64Array(promises.length)
+    this.gates = new Float64Array(promises.length)
+    this.fullGate = FLOOR_GATE * this.outerRate
     this.chosen = new Int32Array(promises.length)
     this.floorRule = new Uint8Array(promises.length)
     this.floorLedger = new FloorLedger(promises)
@@ -195,7 +169,9 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       this.quoted[i] = this.floor
     })
     this.offset.fill(0)
+    this.levelMean.fill(NaN)
     this.plans.fill(0)
+    this.gates.fill(0)
     this.promises.forEach((p, i) => (this.servedLevel[i] = p.q))
     this.chosen.fill(0)
     this.floorRule.fill(0)
@@ -295,7 +271,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // the floor where it keeps the promise on the recent samples, or where hits already banked pay for its misses, or where
     // it keeps the promise over the long run and neither its own deficit nor the served quotes' has run past the long allowance
     // (at most LONG_GATE_MAX, so a larger offset skips the ledger's reads)
-    const short = (d <= allowance && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
+    // the gate is narrower while the largest window is young (`gates`); what the level forgives stays the full allowance
+    const short = (d <= (this.gates[i] as number) && keeps) || d <= -FLOOR_SURPLUS * this.outerRate
     const rule = short || (d <= LONG_GATE_MAX * this.outerRate && this.longFloor(i, d))
     // what the floor rules may overdraw while the floor keeps the promise is not paid back at a premium: the short gate's
     // allowance where the floor keeps it on the recent samples, the long allowance where its record since the start does,
@@ -330,7 +307,27 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     // blocks come one at a time). Inline: a function call here, even one not taken, made every block of the calibrated
     // mode measurably slower (measured: bench/core.ts).
     const q = this.probability[i] as number
+    // The outer offset integrates the served quotes' outcomes, and the served expert's own level integrates the same
+    // outcomes when it is served as it quotes: the served level moved by γ + γ_o per outcome, not the γ the expert was
+    // given, and the faster level wandered further on a stationary chain, where the quantile's convexity turns the wander
+    // into overpayment (measured: bench/calibration.ts, iid-90 and iid-50, the conditioned expert served alone paid
+    // more than the same expert's plain ACI). So γ_o/γ of the level's distance from its running mean (`levelMean`) is
+    // taken off: the served level moves by γ per outcome around that mean, while the offset still carries the served
+    // record and the coverage bound: with γ_o/γ at most 1, the shrunk level is a mix of the level and its mean, both
+    // within the experts' clamp, so the offset's clamp still changes no quote. Not within the largest window after a long
+    // calm stretch (`sunkUntil`): there the stretch's banked hits are spent through both integrators (see the owing rule
+    // below) and a slower level left a switching chain's busy regimes over-kept; nor while the scaled expert is served or
+    // its loss is within `SHRINK_SCALED_MARGIN` of the best: a market whose level moves, which the wander is tracking.
+    let mean = this.levelMean[i] as number
+    if (this.chain.state !== CALM) {
+      mean = mean === mean ? mean + LEVEL_MEAN_RATE * (own - mean) : own
+      this.levelMean[i] = mean
+    }
     let level = own + excess
+    if (j > this.sunkUntil && !scaledWins && mean === mean && (loss[scaled] as number) >= (1 + SHRINK_SCALED_MARGIN) * bestLoss) {
+      const share = this.outerRate / ((this.rateAt[x] as Float64Array)[best] as number)
+      level -= (share < 1 ? share : 1) * (own - mean)
+    }
     if (excess > 0 && own < q && this.chain.state !== CALM && j <= this.sunkUntil && this.expertKind[best] !== CONDITIONED) {
       const share = excess < allowance ? excess / allowance : 1
       level += (q - own) * share * share
@@ -360,6 +357,12 @@ export abstract class ExpertEnsemble extends PromiseLedger {
   private calmFloor(x: number, level: number): boolean {
     const w = ((this.conditional[x] as OrderStatisticWindow[][])[CALM] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
     return w.length >= CALM_FLOOR_SAMPLES && windowQuantile(w, level, this.floor) === this.floor
+  }
+
+  /** The short floor rule's gate for promise i on its k's largest window now, as a level (see `floorGate`). O(1). */
+  protected floorGateOf(i: number): number {
+    const w = (this.marginal[this.kIndex[i] as number] as OrderStatisticWindow[])[this.windows.length - 1] as OrderStatisticWindow
+    return floorGate(w.length, w.capacity) * this.outerRate
   }
 
   /** The floor keeps promise i on all its k's recent samples (the largest window; see `floorKeeps`). O(1). */

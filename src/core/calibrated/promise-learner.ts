@@ -5,7 +5,8 @@ import type { MultisetWindow } from '../multiset-window.js'
 import type { OrderStatisticWindow } from '../window.js'
 import { CALM } from './chain-state.js'
 import { replayLevel, replayLoss } from './calm-replay.js'
-import { ExpertEnsemble, FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED, SINKING_RUN } from './expert-ensemble.js'
+import { ExpertEnsemble } from './expert-ensemble.js'
+import { FLOOR_RULE, LONG_FLOOR, NO_FLOOR_RULE, SCALED, SINKING_RUN } from './ensemble-rules.js'
 import { plannedDebt } from './floor-rule.js'
 import type { Coverage } from './promise-ledger.js'
 import { windowQuantile } from './window-quantile.js'
@@ -28,8 +29,11 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * 1 − q and a miss at q, so the cheapest expert that keeps the promise wins).
  *
  * The guarantee comes from an outer ACI step on the price actually served: its level is the
- * chosen expert's plus an offset d, moved by γ_o(err − (1 − q)) as each served quote is settled
- * k blocks later. Summing, d_{T+1} = d_1 + γ_o·(misses − (1 − q)·T), so the miss rate is within
+ * chosen expert's plus an offset d (less γ_o/γ of the expert's level's distance from its running
+ * mean, so that the served level moves by the expert's γ per outcome and not γ + γ_o, except
+ * where the market's level moves or a calm stretch's hits are being spent; see
+ * `ExpertEnsemble.price`), d moved by γ_o(err − (1 − q)) as each served quote is settled k blocks
+ * later. Summing, d_{T+1} = d_1 + γ_o·(misses − (1 − q)·T), so the miss rate is within
  * (d_max − d_min)/(γ_o·T) of 1 − q whatever the data, with d clamped to [−1 − s, 1 + s] (s the
  * experts' largest slack γ(k+1) plus γ_o(k+1)): at either end the served level is beyond [0, 1],
  * so the quote is already the floor or the window's maximum and clamping changes no quote.
@@ -135,6 +139,8 @@ export class PromiseLearner extends ExpertEnsemble {
       if (j + 1 >= (this.ks[x] as number)) this.floorLedger.settle(i, (this.cutAt[x] as number) <= floor)
       this.settle(i, j)
       this.plans[i] = plannedDebt(j + 1, this.horizon[i] as number) * this.outerRate
+      // the gate only grows with the window's samples, to the full gate, which no later block changes
+      if ((this.gates[i] as number) < this.fullGate) this.gates[i] = this.floorGateOf(i)
       this.price(i, j)
     }
     this.calmStreak = req === 0 ? this.calmStreak + 1 : 0
@@ -160,7 +166,9 @@ export class PromiseLearner extends ExpertEnsemble {
 
   /**
    * The served level of promise i: the chosen expert's 1 − α plus the outer offset, less the
-   * larger floor allowance where the floor keeps the promise (above 1: beyond the window's maximum).
+   * larger floor allowance where the floor keeps the promise and, where it applies, γ_o/γ of the
+   * level's distance from its running mean (see `ExpertEnsemble.price`; above 1: beyond the
+   * window's maximum).
    */
   level(i: number): number {
     this.catchUp()
@@ -266,10 +274,12 @@ export class PromiseLearner extends ExpertEnsemble {
    * every expert quoted the floor at every block whose quote is still to be settled (so each of
    * those settles as a hit that adds no loss); the scaled expert's floor comes from its ratios
    * and so does that of a calm sample (a price ≤ the floor at today's going rate); and the served
-   * price stays the floor whichever expert is chosen, because the floor rule holds, or the outer
-   * offset is ≤ 0, or every expert quotes the floor at its level plus the offset. Each of these
-   * persists through calm blocks: floor samples only lower a quantile, and the levels, the
-   * offset and the floor rule's test only move towards the floor.
+   * price stays the floor whichever expert is chosen, because the floor rule holds, or every
+   * expert would be served at most its own level (the offset, plus what `price`'s shrink towards
+   * the level's mean adds where the level is below it, ≤ 0), or quotes the floor at the most it
+   * would be served at. Each of these persists through calm blocks: floor samples only lower a
+   * quantile, the levels, the offset and the floor rule's test only move towards the floor, and
+   * calm blocks leave the mean as it is.
    */
   private settledAtFloor(j: number): boolean {
     const floor = this.floor
@@ -280,12 +290,18 @@ export class PromiseLearner extends ExpertEnsemble {
       if (this.quoted[i] !== floor || (this.lastHot[i] as number) > j - k) return false
       const alpha = this.alpha[i] as Float64Array
       const d = this.offset[i] as number
+      const mean = this.levelMean[i] as number
+      const rates = this.rateAt[this.kIndex[i] as number] as Float64Array
       // only the short floor rule is known to persist through calm blocks (see above); the long rule's test need not
-      const offsetSafe = this.floorRule[i] === FLOOR_RULE || d <= 0
+      const offsetSafe = this.floorRule[i] === FLOOR_RULE
       for (let e = 0; e < alpha.length; e++) {
         const own = 1 - (alpha[e] as number)
-        if (this.expertKind[e] === SCALED && !this.holdsFloor(i, e, own)) return false
-        if (!offsetSafe && !this.holdsFloor(i, e, own + d)) return false
+        const scaled = this.expertKind[e] === SCALED
+        if (scaled && !this.holdsFloor(i, e, own)) return false
+        if (offsetSafe) continue
+        // at most own + d, plus γ_o/γ of the level's distance below its mean (`price`'s shrink, which a run may start or stop)
+        const lift = d + (!scaled && mean === mean && mean > own ? Math.min(1, this.outerRate / (rates[e] as number)) * (mean - own) : 0)
+        if (lift > 0 && !this.holdsFloor(i, e, own + lift)) return false
       }
     }
     return true
@@ -351,6 +367,7 @@ export class PromiseLearner extends ExpertEnsemble {
       this.offset[i] = d
       for (const row of this.expertQuotes[i] as U64[][]) row.fill(floor)
       this.plans[i] = plannedDebt(jEnd + 1, k) * this.outerRate
+      this.gates[i] = this.floorGateOf(i)
       this.price(i, jEnd)
     }
   }
