@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ConformalQuotes } from '../../src/core/calibrated/conformal-quotes.js'
 import { rateAtHorizon } from '../../src/core/calibrated/ensemble-rules.js'
-import { plannedDebt } from '../../src/core/calibrated/floor-rule.js'
+import { FLOOR_GATE, FLOOR_GATE_YOUNG, floorGate, plannedDebt } from '../../src/core/calibrated/floor-rule.js'
 import { PromiseLearner } from '../../src/core/calibrated/promise-learner.js'
 import { costWithin, run } from '../helpers/promise-learner.js'
 import { rng } from '../helpers/rng.js'
@@ -154,6 +154,47 @@ describe('PromiseLearner', () => {
     expect(plannedDebt(400, 3)).toBe(0)
     expect(plannedDebt(0, 1)).toBe(0)
     for (let b = 0; b < 5000; b += 7) expect(plannedDebt(b + 7, 3)).toBeGreaterThanOrEqual(plannedDebt(b, 3))
+  })
+
+  it('narrows the floor rule\'s gate while the largest window is young: half of it up to half the prior\'s samples, the whole from the prior\'s end', () => {
+    expect(FLOOR_GATE_YOUNG).toBe(FLOOR_GATE / 2)
+    expect(floorGate(0, 1000)).toBe(FLOOR_GATE_YOUNG)
+    expect(floorGate(50, 1000)).toBe(FLOOR_GATE_YOUNG)
+    expect(floorGate(75, 1000)).toBeCloseTo(0.75 * FLOOR_GATE, 12)
+    expect(floorGate(100, 1000)).toBe(FLOOR_GATE)
+    expect(floorGate(5000, 1000)).toBe(FLOOR_GATE)
+    // a window smaller than the prior is young only until it is full
+    expect(floorGate(20, 20)).toBe(FLOOR_GATE)
+    for (let n = 0; n < 120; n++) expect(floorGate(n + 1, 1000)).toBeGreaterThanOrEqual(floorGate(n, 1000))
+  })
+
+  it('moves the served level by the served expert\'s γ per outcome, not γ plus the outer step: on i.i.d. busy blocks the served level less the offset moves by half the slow expert\'s own steps', () => {
+    // every block full, so no floor rule and no calm stretch: the served level is the expert's plus the offset, less
+    // γ_o/γ = 0.0025/0.005 of the expert's distance from its slow running mean
+    const r = rng(11)
+    const l = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
+    for (let t = 0; t < 800; t++) {
+      l.observe(101 + Math.round(400 * r() * r()))
+      l.serve(0, l.quote(0))
+    }
+    const ratios: number[] = []
+    let before = l.explain(0)
+    let served = l.level(0)
+    for (let t = 0; t < 400; t++) {
+      l.observe(101 + Math.round(400 * r() * r()))
+      l.serve(0, l.quote(0))
+      const now = l.explain(0)
+      const level = l.level(0)
+      const own = now.level - before.level
+      if (now.expert.learning_rate === 0.005 && !now.expert.scaled && JSON.stringify(now.expert) === JSON.stringify(before.expert) && Math.abs(own) > 1e-9) {
+        ratios.push((level - now.offset - (served - before.offset)) / own)
+      }
+      before = now
+      served = level
+    }
+    expect(ratios.length).toBeGreaterThan(100)
+    const halved = ratios.filter((x) => Math.abs(x - 0.5) < 0.05).length
+    expect(halved / ratios.length).toBeGreaterThan(0.9)
   })
 
   it('explains which expert and state drove a quote', () => {
