@@ -175,6 +175,37 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
   return { promises, tiers, recovery: recovery(chain, full, regular), blocks: blocks.length, full_share: full.filter(Boolean).length / Math.max(1, full.length) }
 }
 
+/** A candidate fixed price c: N(c) of the k-block minima included, S(c) their summed overpayment. */
+interface HullPoint {
+  c: number
+  N: number
+  S: number
+}
+
+/**
+ * The lower convex hull of (N, S) over the floor and every distinct minimum above it, by
+ * ascending price (`mins` sorted): N(c) = #{m ≤ c}, S(c) = Σ_{m ≤ c} (c − max(f, m)). A mix of
+ * two neighbouring prices gives any point between them, so the hull is every (inclusions, cost)
+ * a mix of fixed prices can reach at least cost.
+ */
+function priceHull(mins: readonly number[], f: number): HullPoint[] {
+  const hull: HullPoint[] = []
+  let i = 0
+  let sumStar = 0
+  for (const c of [f, ...new Set(mins.filter((m) => m > f))]) {
+    while (i < mins.length && (mins[i] as number) <= c) sumStar += Math.max(f, mins[i++] as number)
+    const p = { c, N: i, S: i * c - sumStar }
+    while (hull.length >= 2) {
+      const a = hull[hull.length - 2] as HullPoint
+      const b = hull[hull.length - 1] as HullPoint
+      if ((b.S - a.S) * (p.N - a.N) >= (p.S - a.S) * (b.N - a.N)) hull.pop()
+      else break
+    }
+    hull.push(p)
+  }
+  return hull
+}
+
 /**
  * The bar of fixed prices in hindsight for one promise, by the Scorer's rules: a price c is
  * included at block t when c ≥ m_k(t) = min(req_{t+1..t+k}) and then overpays c − max(floor, m_k(t)).
@@ -195,35 +226,18 @@ export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }
   const n = mins.length
   if (n === 0) return { low: f, high: f, low_share: 0, coverage: null, overpayment: null }
   mins.sort((a, b) => a - b)
-  // points by ascending price: N(c) = #{m ≤ c}, S(c) = Σ_{m ≤ c} (c − max(f, m))
-  const points: { c: number; N: number; S: number }[] = []
-  let i = 0
-  let sumStar = 0
-  for (const c of [f, ...new Set(mins.filter((m) => m > f))]) {
-    while (i < n && (mins[i] as number) <= c) sumStar += Math.max(f, mins[i++] as number)
-    points.push({ c, N: i, S: i * c - sumStar })
-  }
-  const hull: typeof points = []
-  for (const p of points) {
-    while (hull.length >= 2) {
-      const a = hull[hull.length - 2] as (typeof points)[number]
-      const b = hull[hull.length - 1] as (typeof points)[number]
-      if ((b.S - a.S) * (p.N - a.N) >= (p.S - a.S) * (b.N - a.N)) hull.pop()
-      else break
-    }
-    hull.push(p)
-  }
+  const hull = priceHull(mins, f)
   const need = (q - below) * n
   // a count within rounding of `need` meets it (0.95·n is not exact in binary)
   const meets = (N: number) => N >= need - 1e-9
   let best: FixedBar = { low: f, high: f, low_share: 0, coverage: null, overpayment: null }
-  const consider = (low: (typeof points)[number], high: (typeof points)[number], w: number) => {
+  const consider = (low: HullPoint, high: HullPoint, w: number) => {
     const N = w * low.N + (1 - w) * high.N
     const over = N === 0 ? 0 : (w * low.S + (1 - w) * high.S) / N
     if (best.overpayment === null || over < best.overpayment) best = { low: low.c, high: high.c, low_share: w, coverage: N / n, overpayment: over }
   }
   for (let h = 0; h < hull.length; h++) {
-    const b = hull[h] as (typeof points)[number]
+    const b = hull[h] as HullPoint
     if (!meets(b.N)) continue
     consider(b, b, 0)
     const a = hull[h - 1]
@@ -231,7 +245,7 @@ export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }
     if (a !== undefined && w > 0) consider(a, b, w)
   }
   if (best.coverage === null) {
-    const top = hull[hull.length - 1] as (typeof points)[number]
+    const top = hull[hull.length - 1] as HullPoint
     consider(top, top, 0)
   }
   return best
@@ -265,24 +279,11 @@ export function stateBar(reqs: readonly Requirement[], states: readonly number[]
   const segments: { dN: number; dS: number }[] = []
   for (const mins of byState.values()) {
     mins.sort((a, b) => a - b)
-    // (N, S) at the floor and at every distinct requirement above it, from (0, 0): nothing included
-    const hull: { N: number; S: number }[] = [{ N: 0, S: 0 }]
-    let i = 0
-    let sumStar = 0
-    for (const c of [f, ...new Set(mins.filter((m) => m > f))]) {
-      while (i < mins.length && (mins[i] as number) <= c) sumStar += Math.max(f, mins[i++] as number)
-      const p = { N: i, S: i * c - sumStar }
-      while (hull.length >= 2) {
-        const a = hull[hull.length - 2] as { N: number; S: number }
-        const b = hull[hull.length - 1] as { N: number; S: number }
-        if ((b.S - a.S) * (p.N - a.N) >= (p.S - a.S) * (b.N - a.N)) hull.pop()
-        else break
-      }
-      hull.push(p)
-    }
+    // from (0, 0), nothing included: the floor's own inclusions are a segment of zero cost
+    const hull = [{ c: f, N: 0, S: 0 }, ...priceHull(mins, f)]
     for (let h = 1; h < hull.length; h++) {
-      const a = hull[h - 1] as { N: number; S: number }
-      const b = hull[h] as { N: number; S: number }
+      const a = hull[h - 1] as HullPoint
+      const b = hull[h] as HullPoint
       if (b.N > a.N) segments.push({ dN: b.N - a.N, dS: b.S - a.S })
     }
   }
