@@ -168,6 +168,7 @@ function scoreChain(chain: string, blocks: readonly BlockInput[]): ChainResult {
       fixed: fixedPriceBar(reqs, floor, pr),
       fixed_at_q: fixedPriceBar(reqs, floor, pr, 0),
       state_bar: stateBar(reqs, states, floor, pr),
+      state_bar_oos: stateBarOutOfSample(reqs, states, floor, pr),
       ratio_to_aci: ratio(l.overpayment, aci.overpayment),
       ratio_to_best: ratio(l.overpayment, best.overpayment),
     }
@@ -299,6 +300,121 @@ export function stateBar(reqs: readonly Requirement[], states: readonly number[]
     S += take * g.dS
   }
   return { coverage: N / n, overpayment: N === 0 ? 0 : S / N }
+}
+
+/**
+ * The state-conditioned bar out of sample for one promise: `stateBar`'s allocation fitted on one
+ * half of the run and scored on the other, both ways round (the halves' inclusions and overpayment
+ * summed). On the fitted half, each state's hull and the merged order of their segments, by
+ * overpayment per inclusion gained, give a path of per-state prices from all at the floor to all
+ * at their top; on the scored half, the one step along that path (a mix of two neighbouring
+ * steps) whose inclusions are exactly q of that half's blocks is taken. So what is fitted in
+ * hindsight is only the allocation's shape, which an online quote learns from the past, and the
+ * common level, which an online quote calibrates as it goes, is set on the half scored: what
+ * reading the states is worth to a quote that must learn the allocation. A price per state fitted
+ * on the run it is scored on also fits the run's noise (a random split of the blocks into as many
+ * groups lowers the in-sample bar too), which this bar does not.
+ */
+export function stateBarOutOfSample(reqs: readonly Requirement[], states: readonly number[], floor: U64, { k, q }: TierPromise): Scored {
+  const f = Number(floor)
+  const samples: { s: number; m: number }[] = []
+  for (let t = 0; t + k < reqs.length; t++) {
+    let m = Number(reqs[t + 1])
+    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
+    samples.push({ s: states[t] as number, m })
+  }
+  const half = samples.length >> 1
+  if (half === 0) return { coverage: null, overpayment: null }
+  const a = samples.slice(0, half)
+  const b = samples.slice(half)
+  const one = crossFitted(a, b, f, q)
+  const two = crossFitted(b, a, f, q)
+  const N = one.N + two.N
+  return { coverage: N / samples.length, overpayment: N === 0 ? 0 : (one.S + two.S) / N }
+}
+
+/** `stateBarOutOfSample`'s one direction: the allocation path fitted on `fit`, its step at q found and scored on `test`. */
+function crossFitted(fit: readonly { s: number; m: number }[], test: readonly { s: number; m: number }[], f: number, q: number): { N: number; S: number } {
+  const group = (xs: readonly { s: number; m: number }[]) => {
+    const by = new Map<number, number[]>()
+    for (const x of xs) {
+      const list = by.get(x.s) ?? []
+      list.push(x.m)
+      by.set(x.s, list)
+    }
+    for (const list of by.values()) list.sort((u, v) => u - v)
+    return by
+  }
+  // the path: segments of every state's hull on the fitted half, cheapest overpayment per inclusion first
+  const steps: { s: number; c: number; slope: number }[] = []
+  for (const [s, mins] of group(fit)) {
+    const hull = [{ c: f, N: 0, S: 0 }, ...priceHull(mins, f)]
+    for (let h = 1; h < hull.length; h++) {
+      const u = hull[h - 1] as HullPoint
+      const v = hull[h] as HullPoint
+      if (v.N > u.N) steps.push({ s, c: v.c, slope: (v.S - u.S) / (v.N - u.N) })
+    }
+  }
+  steps.sort((u, v) => u.slope - v.slope)
+  // the scored half per state: sorted minima and prefix sums of max(f, m), for N(c) and S(c) by binary search
+  const tested = new Map<number, { mins: number[]; prefix: number[] }>()
+  for (const [s, mins] of group(test)) {
+    const prefix = [0]
+    for (const m of mins) prefix.push((prefix[prefix.length - 1] as number) + Math.max(f, m))
+    tested.set(s, { mins, prefix })
+  }
+  const at = (s: number, c: number) => {
+    const t = tested.get(s)
+    if (t === undefined) return { N: 0, S: 0 }
+    let lo = 0
+    let hi = t.mins.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if ((t.mins[mid] as number) <= c) lo = mid + 1
+      else hi = mid
+    }
+    return { N: lo, S: lo * c - (t.prefix[lo] as number) }
+  }
+  // every state at the floor first; each step raises one state's price
+  const price = new Map<number, number>()
+  let N = 0
+  let S = 0
+  for (const s of tested.keys()) {
+    price.set(s, f)
+    const x = at(s, f)
+    N += x.N
+    S += x.S
+  }
+  const need = q * test.length
+  if (N >= need - 1e-9) return { N, S }
+  for (const step of steps) {
+    const old = at(step.s, price.get(step.s) ?? f)
+    const now = at(step.s, step.c)
+    price.set(step.s, step.c)
+    const N2 = N - old.N + now.N
+    const S2 = S - old.S + now.S
+    if (N2 >= need - 1e-9) {
+      // a mix of the step before and this one, with exactly q·n inclusions
+      const w = N2 === N ? 1 : (need - N) / (N2 - N)
+      return { N: N + w * (N2 - N), S: S + w * (S2 - S) }
+    }
+    N = N2
+    S = S2
+  }
+  // the fitted path's top does not reach q on the scored half: last, every state at the run's largest minimum (what a
+  // quote at its window's maximum gives), which includes every block, so the bar still covers exactly q
+  let top = f
+  for (const x of fit) if (x.m > top) top = x.m
+  for (const x of test) if (x.m > top) top = x.m
+  let N2 = 0
+  let S2 = 0
+  for (const s of tested.keys()) {
+    const x = at(s, top)
+    N2 += x.N
+    S2 += x.S
+  }
+  const w = N2 === N ? 1 : (need - N) / (N2 - N)
+  return { N: N + w * (N2 - N), S: S + w * (S2 - S) }
 }
 
 /**

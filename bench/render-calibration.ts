@@ -57,6 +57,13 @@ export interface PromiseRow {
    * (optimistic: fitted to the run it is scored on). Absent from results written before it existed.
    */
   state_bar?: Scored
+  /**
+   * The same allocation out of sample (`stateBarOutOfSample`): the per-state prices' shape fitted
+   * on one half of the run and scored on the other, the common level set to cover exactly q. What
+   * reading the states is worth to a quote that must learn the allocation. Absent from results
+   * written before it existed.
+   */
+  state_bar_oos?: Scored
   ratio_to_aci: number | null
   ratio_to_best: number | null
 }
@@ -145,6 +152,8 @@ export interface Verdict {
   fixed_at_q_geomean_to_aci: number | null
   /** The same for the state-conditioned bar at q (`PromiseRow.state_bar`). */
   state_bar_geomean_to_aci: number | null
+  /** The same for the state-conditioned bar out of sample (`PromiseRow.state_bar_oos`). */
+  state_bar_oos_geomean_to_aci: number | null
   /** The regular tier back within 10% at least as fast as the Aptos market tier (null: no burst). */
   recovery_met: boolean | null
 }
@@ -188,6 +197,7 @@ export function verdict(chain: string, rows: readonly PromiseRow[], recovery: Re
     fixed_geomean_to_aci: barGeomean(cost, (r) => r.fixed),
     fixed_at_q_geomean_to_aci: barGeomean(cost, (r) => r.fixed_at_q),
     state_bar_geomean_to_aci: barGeomean(cost, (r) => r.state_bar),
+    state_bar_oos_geomean_to_aci: barGeomean(cost, (r) => r.state_bar_oos),
     recovery_met: rec,
   }
 }
@@ -212,7 +222,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|')
 /** The per-chain checks as one table (markdown). */
 export function renderVerdicts(r: CalibrationResult): string {
   const out = [
-    '| chain | coverage within [−1, +2] points | floor-bound above floor on ≤ 1% of blocks | each q ≥ 0.8 ≤ 1.1× aci | geomean ÷ aci ≤ 0.85 | geomean ÷ best ≤ 1.25 | burst recovery ≤ Aptos market | fixed-price bar ÷ aci, at q − 1 point / at q (geomean, not a check) | state-conditioned bar at q ÷ aci (geomean, not a check) |',
+    '| chain | coverage within [−1, +2] points | floor-bound above floor on ≤ 1% of blocks | each q ≥ 0.8 ≤ 1.1× aci | geomean ÷ aci ≤ 0.85 | geomean ÷ best ≤ 1.25 | burst recovery ≤ Aptos market | fixed-price bar ÷ aci, at q − 1 point / at q (geomean, not a check) | state-conditioned bar at q ÷ aci, in / out of sample (geomean, not a check) |',
     '|---|---|---|---|---:|---:|---|---:|---:|',
   ]
   for (const c of r.chains) {
@@ -220,7 +230,7 @@ export function renderVerdicts(r: CalibrationResult): string {
     const list = (xs: string[]) => (xs.length === 0 ? '✓' : `✗ ${xs.join(' ')}`)
     const ratio = (x: number | null, max: number) => (x === null ? '–' : `${mark(x <= max)} ${x.toFixed(2)}`)
     out.push(
-      `| ${cell(c.chain)} | ${list(v.off_coverage)} | ${list(v.floor_bound_above)} | ${list(v.over_aci)} | ${ratio(v.geomean_to_aci, CHECKS.geoAci)} | ${ratio(v.geomean_to_best, CHECKS.geoBest)} | ${v.recovery_met === null ? '– (no burst)' : mark(v.recovery_met)} | ${num(v.fixed_geomean_to_aci, 2)} / ${num(v.fixed_at_q_geomean_to_aci, 2)} | ${num(v.state_bar_geomean_to_aci, 2)} |`,
+      `| ${cell(c.chain)} | ${list(v.off_coverage)} | ${list(v.floor_bound_above)} | ${list(v.over_aci)} | ${ratio(v.geomean_to_aci, CHECKS.geoAci)} | ${ratio(v.geomean_to_best, CHECKS.geoBest)} | ${v.recovery_met === null ? '– (no burst)' : mark(v.recovery_met)} | ${num(v.fixed_geomean_to_aci, 2)} / ${num(v.fixed_at_q_geomean_to_aci, 2)} | ${num(v.state_bar_geomean_to_aci, 2)} / ${num(v.state_bar_oos_geomean_to_aci, 2)} |`,
     )
   }
   return out.join('\n')
@@ -229,13 +239,13 @@ export function renderVerdicts(r: CalibrationResult): string {
 /** One chain's promises (markdown): the calibrated learner, aci, the best in hindsight, with the checks. */
 export function renderPromises(r: CalibrationResult, chain: string): string {
   const out = [
-    '| promise | floor keeps | calibrated | aci (120, 0.005) | best (window, γ) | best | fixed prices | fixed-price bar | fixed prices at q | fixed-price bar at q | state-conditioned bar at q | calibrated ÷ aci | calibrated ÷ best | coverage check | cost check |',
-    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
+    '| promise | floor keeps | calibrated | aci (120, 0.005) | best (window, γ) | best | fixed prices | fixed-price bar | fixed prices at q | fixed-price bar at q | state-conditioned bar at q | out of sample | calibrated ÷ aci | calibrated ÷ best | coverage check | cost check |',
+    '|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ]
   for (const p of r.promises.filter((x) => x.chain === chain)) {
     const coverage = p.attainable ? mark(coverageMet(p)) : `${mark(p.learner.above_floor_share <= CHECKS.floorBoundAbove)} above floor on ${pct(p.learner.above_floor_share)}`
     out.push(
-      `| ${promiseName(p)}${p.attainable ? '' : ' (floor-bound)'} | ${pct(p.floor_rate)} | ${scored(p.learner)} | ${scored(p.aci)} | (${p.best.window}, ${p.best.lr}) | ${scored(p.best)} | ${fixedPair(p.fixed)} | ${scored(p.fixed)} | ${fixedPair(p.fixed_at_q)} | ${scored(p.fixed_at_q)} | ${p.state_bar === undefined ? '–' : scored(p.state_bar)} | ${num(p.ratio_to_aci, 2)} | ${num(p.ratio_to_best, 2)} | ${coverage} | ${mark(costMet(p))} |`,
+      `| ${promiseName(p)}${p.attainable ? '' : ' (floor-bound)'} | ${pct(p.floor_rate)} | ${scored(p.learner)} | ${scored(p.aci)} | (${p.best.window}, ${p.best.lr}) | ${scored(p.best)} | ${fixedPair(p.fixed)} | ${scored(p.fixed)} | ${fixedPair(p.fixed_at_q)} | ${scored(p.fixed_at_q)} | ${p.state_bar === undefined ? '–' : scored(p.state_bar)} | ${p.state_bar_oos === undefined ? '–' : scored(p.state_bar_oos)} | ${num(p.ratio_to_aci, 2)} | ${num(p.ratio_to_best, 2)} | ${coverage} | ${mark(costMet(p))} |`,
     )
   }
   return out.join('\n')
@@ -320,6 +330,13 @@ export function renderCalibration(r: CalibrationResult): string {
     '  common quantile level. Fitted to the run it is scored on, it is optimistic: what reading those',
     '  states is worth at most to a quote that keeps the promise exactly. Where its geometric mean',
     '  ÷ aci is near or above 0.85, these states alone cannot reach the target;',
+    '- **out of sample**: the same allocation fitted on one half of the run and scored on the other,',
+    '  both ways round, with only the common level (which an online quote calibrates as it goes) set',
+    '  on the half scored to cover exactly q. A price per state fitted to the blocks it is scored on',
+    '  also fits their noise (any split of the blocks into groups lowers the in-sample bar), so this',
+    '  is what reading the states is worth to a quote that must learn the allocation from the past.',
+    '  On a chain whose level moves it can come out below the bar in sample, whose one common level',
+    '  serves the whole run;',
     '- **tiers as served**: `target` (the calibrated estimator; `sweep=false` leaves out the backtest\'s',
     '  extra calibration sweep), `aci`, `aptos` (the node\'s mode) and `geth`, each tier at k = 1, 3 and 10.',
     '',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fixedPriceBar, stateBar } from '../../bench/calibration.js'
+import { fixedPriceBar, stateBar, stateBarOutOfSample } from '../../bench/calibration.js'
 
 describe('the bar of fixed prices in hindsight (bench/calibration.ts)', () => {
   // k = 1: the minimum over the next block is that block's requirement (blocks 1..10):
@@ -64,5 +64,39 @@ describe('the state-conditioned bar in hindsight (bench/calibration.ts)', () => 
       expect(bar.overpayment).toBeCloseTo(fixedPriceBar(one, 100, { k: 1, q }, 0).overpayment as number, 9)
     }
     expect(stateBar([5, 7], [0, 0], 1, { k: 3, q: 0.9 })).toEqual({ coverage: null, overpayment: null })
+  })
+})
+
+describe('the state-conditioned bar out of sample (bench/calibration.ts)', () => {
+  it('is the in-sample bar when the two halves of the run are alike', () => {
+    // the same ten blocks twice, in the same states: the allocation fitted on one half is the other's
+    const half = [0, 0, 0, 0, 200, 0, 0, 0, 0, 1000]
+    const halfStates = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]
+    const reqs = [0, ...half, ...half]
+    const states = [...halfStates, ...halfStates, 1]
+    for (const q of [0.9, 0.95]) {
+      const oos = stateBarOutOfSample(reqs, states, 100, { k: 1, q })
+      const inSample = stateBar(reqs, states, 100, { k: 1, q })
+      expect(oos.coverage).toBeCloseTo(q, 12)
+      expect(oos.overpayment).toBeCloseTo(inSample.overpayment as number, 9)
+    }
+  })
+
+  it('pays for an allocation that fitted the noise of the half it was fitted on', () => {
+    // k = 1, floor 100. First half: the dear block (1000) follows a state-0 block; second half: a state-1 block.
+    const reqs = [0, 0, 0, 0, 0, 1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1000]
+    const states = [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+    // in sample each state has nine floor blocks and one at 1000: 19 of 20 need one state at 1000, its 9 floor blocks overpaying 900
+    expect(stateBar(reqs, states, 100, { k: 1, q: 0.95 }).overpayment).toBeCloseTo(8100 / 19, 9)
+    // fitted on the first half, state 0 is raised to 1000 (5 floor blocks of the second half overpay 900, none more
+    // included); then every state at the run's largest minimum, half of the way: state 1's 4 floor blocks overpay 900
+    // on half the blocks. 9.5 inclusions and 4500 + 1800 overpaid in each half.
+    const oos = stateBarOutOfSample(reqs, states, 100, { k: 1, q: 0.95 })
+    expect(oos.coverage).toBeCloseTo(0.95, 12)
+    expect(oos.overpayment).toBeCloseTo(12600 / 19, 9)
+  })
+
+  it('has nothing to score on a run too short for the horizon', () => {
+    expect(stateBarOutOfSample([5, 7], [0, 0], 1, { k: 3, q: 0.9 })).toEqual({ coverage: null, overpayment: null })
   })
 })

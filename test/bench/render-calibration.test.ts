@@ -12,7 +12,7 @@ import {
   type PromiseRow,
 } from '../../bench/render-calibration.js'
 
-function promise(k: number, q: number, fields: { coverage?: number; over?: number; above?: number; floorRate?: number; aci?: number; best?: number; fixed?: number; fixedAtQ?: number; stateBar?: number } = {}): PromiseRow {
+function promise(k: number, q: number, fields: { coverage?: number; over?: number; above?: number; floorRate?: number; aci?: number; best?: number; fixed?: number; fixedAtQ?: number; stateBar?: number; stateBarOos?: number } = {}): PromiseRow {
   const learner = fields.over ?? 10
   const aci = fields.aci ?? 10
   const best = fields.best ?? 8
@@ -29,6 +29,7 @@ function promise(k: number, q: number, fields: { coverage?: number; over?: numbe
     fixed: { coverage: q, overpayment: fields.fixed ?? aci, low: 100, high: 300, low_share: 0.1 },
     fixed_at_q: { coverage: q, overpayment: fields.fixedAtQ ?? aci, low: 100, high: 400, low_share: 0.2 },
     ...(fields.stateBar === undefined ? {} : { state_bar: { coverage: q, overpayment: fields.stateBar } }),
+    ...(fields.stateBarOos === undefined ? {} : { state_bar_oos: { coverage: q, overpayment: fields.stateBarOos } }),
     ratio_to_aci: learner / aci,
     ratio_to_best: learner / best,
   }
@@ -79,22 +80,30 @@ describe('the calibration page', () => {
     expect(v.geomean_to_aci).toBeCloseTo(Math.cbrt(0.22), 12)
     expect(v.geomean_to_best).toBeCloseTo(Math.cbrt(1.1 * 2 * 1), 12)
     const page = renderVerdicts(result(rows))
-    expect(page).toContain(`| c | ✓ | ✓ | ✗ 0.9@3 | ${Math.cbrt(0.22) <= 0.85 ? '✓' : '✗'} ${Math.cbrt(0.22).toFixed(2)} | ✗ ${Math.cbrt(2.2).toFixed(2)} | – (no burst) | 1.00 / 1.00 | – |`)
+    expect(page).toContain(`| c | ✓ | ✓ | ✗ 0.9@3 | ${Math.cbrt(0.22) <= 0.85 ? '✓' : '✗'} ${Math.cbrt(0.22).toFixed(2)} | ✗ ${Math.cbrt(2.2).toFixed(2)} | – (no burst) | 1.00 / 1.00 | – / – |`)
   })
 
   it('gives the fixed price in hindsight beside the checks, at q − 1 point and at q, as geometric means ÷ aci over the cost rows', () => {
     const rows = [promise(1, 0.8, { aci: 10, fixed: 5, fixedAtQ: 8 }), promise(3, 0.9, { aci: 2, fixed: 1, fixedAtQ: 2 }), promise(1, 0.5, { aci: 1, fixed: 9, fixedAtQ: 9, floorRate: 0.3 })]
     expect(verdict('c', rows, undefined).fixed_geomean_to_aci).toBeCloseTo(0.5, 12)
     expect(verdict('c', rows, undefined).fixed_at_q_geomean_to_aci).toBeCloseTo(Math.sqrt(0.8), 12)
-    expect(renderVerdicts(result(rows))).toMatch(/\| – \(no burst\) \| 0\.50 \/ 0\.89 \| – \|$/m)
+    expect(renderVerdicts(result(rows))).toMatch(/\| – \(no burst\) \| 0\.50 \/ 0\.89 \| – \/ – \|$/m)
   })
 
   it('gives the state-conditioned bar at q beside them, and a dash for results written before it existed', () => {
     const rows = [promise(1, 0.8, { aci: 10, stateBar: 4 }), promise(3, 0.9, { aci: 2, stateBar: 1.6 })]
     expect(verdict('c', rows, undefined).state_bar_geomean_to_aci).toBeCloseTo(Math.sqrt(0.4 * 0.8), 12)
-    expect(renderVerdicts(result(rows))).toMatch(/\| 0\.57 \|$/m)
-    expect(renderCalibration(result(rows))).toContain('| 90.0% · 2.0 | 90.0% · 1.6 | ')
+    expect(renderVerdicts(result(rows))).toMatch(/\| 0\.57 \/ – \|$/m)
+    expect(renderCalibration(result(rows))).toContain('| 90.0% · 2.0 | 90.0% · 1.6 | – | ')
     expect(verdict('c', [promise(1, 0.8, { aci: 10 })], undefined).state_bar_geomean_to_aci).toBeNull()
+  })
+
+  it('gives the state-conditioned bar out of sample beside the one in sample', () => {
+    const rows = [promise(1, 0.8, { aci: 10, stateBar: 4, stateBarOos: 6 }), promise(3, 0.9, { aci: 2, stateBar: 1.6, stateBarOos: 1.8 })]
+    expect(verdict('c', rows, undefined).state_bar_oos_geomean_to_aci).toBeCloseTo(Math.sqrt(0.6 * 0.9), 12)
+    expect(renderVerdicts(result(rows))).toMatch(/\| 0\.57 \/ 0\.73 \|$/m)
+    expect(renderCalibration(result(rows))).toContain('| 90.0% · 2.0 | 90.0% · 1.6 | 90.0% · 1.8 | ')
+    expect(verdict('c', [promise(1, 0.8, { aci: 10, stateBar: 4 })], undefined).state_bar_oos_geomean_to_aci).toBeNull()
   })
 
   it('marks burst recovery against the Aptos market tier', () => {
@@ -111,7 +120,7 @@ describe('the calibration page', () => {
     const page = renderCalibration(result([promise(3, 0.9, { over: 5, aci: 10, best: 6, coverage: 0.905 })]))
     expect(page).toContain('Commit abc1234, 2026-01-02 03:04 UTC, Node v20.0.0, 2 cores, load average 1.50 at start and 2.25 at end; 3,000 blocks per generated chain, seed 1, 12 s.')
     expect(page).toContain('`npm run bench -- calibration`')
-    expect(page).toContain('| 0.9@3 | 50.0% | 90.5% · 5.0 | 90.0% · 10.0 | (250, 0.01) | 90.0% · 6.0 | 100 (10%) · 300 | 90.0% · 10.0 | 100 (20%) · 400 | 90.0% · 10.0 | – | 0.50 | 0.83 | ✓ | ✓ |')
+    expect(page).toContain('| 0.9@3 | 50.0% | 90.5% · 5.0 | 90.0% · 10.0 | (250, 0.01) | 90.0% · 6.0 | 100 (10%) · 300 | 90.0% · 10.0 | 100 (20%) · 400 | 90.0% · 10.0 | – | – | 0.50 | 0.83 | ✓ | ✓ |')
     expect(page).toContain('| aptos | regular | 90.0% · 3.0 | 95.0% · 2.5 |')
     expect(page).toContain('| geth | regular | 100.0% · 40.0 | – |')
     expect(page.endsWith('\n')).toBe(true)
