@@ -92,8 +92,19 @@ describe('PromiseLearner', () => {
   })
 
   it('prices a drifting market at its going rate: cheaper than a plain window quantile at the same promise', () => {
-    // every block full; the going rate swings between 1,000 and 3,000 over 1,500 blocks, each block ±10% around it
-    const reqs = Array.from({ length: 4500 }, (_, i) => Math.round((2000 - 1000 * Math.cos((2 * Math.PI * i) / 1500)) * (0.9 + 0.2 * (((i * 7919) % 101) / 100))))
+    // every block full; the going rate swings between 1,000 and 3,000 over 1,500 blocks, and each block's price wanders
+    // around it as the simulator's market does (an AR(1) on its logarithm, φ 0.95, steps ±14% at most): the newest blocks
+    // say where the next ones are. (A scatter of i·41 mod 101 hundredths, which this test used before, is a fixed
+    // sawtooth, not a scatter: a median of the newest three fitted it and a running mean does not.)
+    const u = (i: number) => {
+      const v = Math.sin(i * 12.9898) * 43758.5453
+      return v - Math.floor(v)
+    }
+    let x = 0
+    const reqs = Array.from({ length: 4500 }, (_, i) => {
+      x = 0.95 * x + 0.08 * Math.sqrt(12) * (u(i) - 0.5)
+      return Math.round((2000 - 1000 * Math.cos((2 * Math.PI * i) / 1500)) * Math.exp(x))
+    })
     const learner = new PromiseLearner([{ k: 1, q: 0.9 }], { floor: 100 })
     const l = costWithin(1, reqs, learner)
     const aci = costWithin(1, reqs, new ConformalQuotes([{ k: 1, q: 0.9 }], 120, 0.005, 100))

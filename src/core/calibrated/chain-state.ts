@@ -5,11 +5,33 @@ import { createWindow } from '../window.js'
 import type { ChainState } from './promise-types.js'
 
 /**
- * The chain's going rate, which the scaled experts divide by, is the median cutoff of this many
- * newest full blocks: recent enough to follow a drifting or switching market within a few
- * blocks, and a median so that one outlier block does not set it.
+ * The chain's going rate, which the scaled experts divide by, is a running mean of full blocks'
+ * log cutoffs, moved this share of the way to each new one (a geometric mean weighted towards the
+ * newest few blocks): recent enough to follow a drifting or switching market within a few
+ * blocks. A market's cutoffs scatter around its level by a factor, so a mean of logs averages
+ * that scatter out of the rate; the median of the newest three full blocks' cutoffs it replaces
+ * kept one block's scatter in every rate, and the ratios to it scattered wider: at the same
+ * coverage the scaled expert paid more on a drifting chain (measured: bench/calibration.ts). Half
+ * the way: a slower mean averaged more scatter out on a drifting chain but followed a switching
+ * chain's regimes late (its older blocks weigh on for longer), and paid more there.
  */
-const LEVEL_BLOCKS = 3
+export const LEVEL_RATE = 0.5
+
+/**
+ * Whether the going rate predicts the market: each full block's log cutoff is compared with the
+ * going rate's (before the block moves it) and with a slow running mean of log cutoffs
+ * (`LONG_RATE`: about a hundred full blocks' memory), and their squared errors are summed
+ * discounted by `PREDICT_DISCOUNT` per full block. The going rate predicts while its error sum is
+ * below `PREDICT_SHARE` of the slow mean's. Where a market's level moves (a drift, a switch of
+ * regime) the newest blocks say more about the next than the slow mean does; where each block
+ * draws its own level (independent blocks) a mean of a few blocks misses by more than the slow
+ * one, and a scaled expert's ratios carry that noise: its pinball loss can still beat the
+ * unscaled experts' at long horizons while it pays more at the same coverage (measured:
+ * bench/calibration.ts, iid-90 at k = 10).
+ */
+const LONG_RATE = 0.01
+const PREDICT_DISCOUNT = 0.99
+const PREDICT_SHARE = 0.85
 
 /**
  * A full block's state is the tercile of its cutoff among this many newest full blocks' cutoffs:
@@ -34,8 +56,9 @@ export function levelOf(price: U64): number {
  * What the learner reads off the newest blocks besides their k-block minima: the chain's state
  * after each block (calm, or full with its cutoff's tercile among recent full blocks': a high
  * cutoff says the next blocks are likely dear too, a low one that the market is easing, even
- * where fullness alone is independent from block to block) and the going rate (the median
- * cutoff of the newest `LEVEL_BLOCKS` full blocks). Both are kept for the last `span` blocks, so
+ * where fullness alone is independent from block to block), the going rate (a running
+ * geometric mean of full blocks' cutoffs, `LEVEL_RATE`) and whether the going rate predicts the
+ * market (`predictive`). The state and the going rate are kept for the last `span` blocks, so
  * a sample settled k ≤ span − 1 blocks later is filed under the state and rate it was quoted in.
  * O(log W) per block (two order-statistic windows); memory fixed.
  */
@@ -50,7 +73,14 @@ export class ChainStateRing {
   /** states[t & mask], levels[t & mask]: after block t. */
   private readonly states: Uint8Array
   private readonly levels: Float64Array
-  private readonly recentFull = createWindow(LEVEL_BLOCKS)
+  /** The running mean of full blocks' log cutoffs (NaN before the first full block). */
+  private logLevel = NaN
+  /** The slow running mean of full blocks' log cutoffs, and the discounted squared errors of it and of `logLevel` (see `PREDICT_SHARE`). */
+  private longLog = NaN
+  private errGoing = 0
+  private errLong = 0
+  /** The going rate predicts the market (see `PREDICT_SHARE`): false before two full blocks. */
+  predictive = false
   private readonly fullCuts = createWindow(TERCILE_BLOCKS)
   private fullSeq = 0
 
@@ -63,7 +93,7 @@ export class ChainStateRing {
     this.levels = new Float64Array(size).fill(this.going)
   }
 
-  /** Takes block j's requirement (0 when it was not full). O(log W). */
+  /** Takes block j's requirement (0 when it was not full). O(log W): the terciles' window; the going rate is O(1). */
   push(req: Requirement, j: number): void {
     if (req === 0) this.state = CALM
     else {
@@ -71,9 +101,22 @@ export class ChainStateRing {
       const cuts = this.fullCuts
       const n = cuts.length
       this.state = n < 3 ? BUSY_MID : c <= cuts.valueAt(Math.floor(n / 3)) ? BUSY_LOW : c <= cuts.valueAt(Math.floor((2 * n) / 3)) ? BUSY_MID : BUSY_HIGH
-      cuts.push(c, this.fullSeq, false)
-      this.recentFull.push(c, this.fullSeq++, false)
-      this.going = levelOf(this.recentFull.valueAt(this.recentFull.length >> 1))
+      cuts.push(c, this.fullSeq++, false)
+      const v = Math.log(levelOf(c))
+      const l = this.logLevel
+      if (l === l) {
+        const g = v - l
+        const o = v - this.longLog
+        this.errGoing = PREDICT_DISCOUNT * this.errGoing + g * g
+        this.errLong = PREDICT_DISCOUNT * this.errLong + o * o
+        this.predictive = this.errGoing < PREDICT_SHARE * this.errLong
+        this.logLevel = l + LEVEL_RATE * g
+        this.longLog += LONG_RATE * o
+      } else {
+        this.logLevel = v
+        this.longLog = v
+      }
+      this.going = Math.exp(this.logLevel)
     }
     this.states[j & this.mask] = this.state
     this.levels[j & this.mask] = this.going
@@ -105,7 +148,11 @@ export class ChainStateRing {
 
   /** Forgets every block. */
   clear(): void {
-    this.recentFull.clear()
+    this.logLevel = NaN
+    this.longLog = NaN
+    this.errGoing = 0
+    this.errLong = 0
+    this.predictive = false
     this.fullCuts.clear()
     this.fullSeq = 0
     this.state = CALM

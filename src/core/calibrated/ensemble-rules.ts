@@ -10,7 +10,9 @@
  * the best unscaled expert's. Dividing by a going rate read off a few blocks adds that rate's
  * noise: on a stationary chain it wins the loss comparison by chance for stretches and then pays
  * more for the same coverage, while on a market whose level moves the scaled experts' lead is
- * far larger than this margin.
+ * far larger than this margin. And only while the going rate predicts the market
+ * (`ChainStateRing.predictive`): on independent blocks the lead at long horizons can exceed any
+ * margin and still pay more (see there).
  */
 export const SCALED_MARGIN = 0.1
 
@@ -27,7 +29,9 @@ export const LEVEL_MEAN_RATE = 0.001
  * expert that close to the best says the market's level moves, and there the level's slow wander
  * is tracking it rather than noise: shrinking it paid more on the drift chain (measured:
  * bench/calibration.ts, seeds 2 to 5), while on stationary chains the scaled expert's loss stays
- * well above the margin.
+ * well above the margin. Only while the going rate predicts the market (`ChainStateRing.predictive`):
+ * where it does not, a scaled expert near the best loss is its rate's noise winning by chance, not
+ * a moving level, and the shrink applies.
  */
 export const SHRINK_SCALED_MARGIN = 0.2
 

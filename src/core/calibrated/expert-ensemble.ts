@@ -261,7 +261,8 @@ export abstract class ExpertEnsemble extends PromiseLedger {
     const sp = scaledQuantile(this.scaledWindows[x] as OrderStatisticWindow, 1 - (alpha[scaled] as number), this.chain.going, marginal[windows[scaled] as number] as OrderStatisticWindow, floor)
     quotes[scaled] = sp
     if (sp !== floor) hot = true
-    const scaledWins = (loss[scaled] as number) < (1 - SCALED_MARGIN) * bestLoss
+    const predictive = this.chain.predictive
+    const scaledWins = predictive && (loss[scaled] as number) < (1 - SCALED_MARGIN) * bestLoss
     if (scaledWins) best = scaled
     if (hot) this.lastHot[i] = j
     this.chosen[i] = best
@@ -324,7 +325,7 @@ export abstract class ExpertEnsemble extends PromiseLedger {
       this.levelMean[i] = mean
     }
     let level = own + excess
-    if (j > this.sunkUntil && !scaledWins && mean === mean && (loss[scaled] as number) >= (1 + SHRINK_SCALED_MARGIN) * bestLoss) {
+    if (j > this.sunkUntil && !scaledWins && mean === mean && (!predictive || (loss[scaled] as number) >= (1 + SHRINK_SCALED_MARGIN) * bestLoss)) {
       const share = this.outerRate / ((this.rateAt[x] as Float64Array)[best] as number)
       level -= (share < 1 ? share : 1) * (own - mean)
     }

@@ -21,8 +21,8 @@ export { PROMISE_LEARNER_DEFAULTS, type ChainState, type PromiseExplain, type Pr
  * cutoff), conditioned on the chain's state (only the samples taken after a block in the same
  * state, calm or busy by the tercile of its cutoff, see `ChainStateRing`: a calm chain after a
  * burst is calm again, and its calm samples say so at once), or
- * scaled by the going rate (the largest window only; each sample divided by the median cutoff of the newest
- * `LEVEL_BLOCKS` full blocks (`ChainStateRing`) when it was quoted; the quote is today's going rate times their
+ * scaled by the going rate (the largest window only; each sample divided by the running geometric mean of full
+ * blocks' cutoffs (`ChainStateRing`) when it was quoted; the quote is today's going rate times their
  * quantile, so a market whose price level drifts or switches is priced at its level now). Each
  * expert runs its own ACI level on its own quotes; the expert served is the one with the least
  * discounted pinball loss at q (the proper score of a q-quantile: it charges overpayment at
