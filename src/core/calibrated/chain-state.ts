@@ -60,7 +60,7 @@ export function levelOf(price: U64): number {
  * geometric mean of full blocks' cutoffs, `LEVEL_RATE`) and whether the going rate predicts the
  * market (`predictive`). The state and the going rate are kept for the last `span` blocks, so
  * a sample settled k ≤ span − 1 blocks later is filed under the state and rate it was quoted in.
- * O(log W) per block (two order-statistic windows); memory fixed.
+ * O(log W) per block (the terciles' order-statistic window; the going rate and its test are O(1)); memory fixed.
  */
 export class ChainStateRing {
   /** The state after the newest block. */
