@@ -207,6 +207,46 @@ function priceHull(mins: readonly number[], f: number): HullPoint[] {
   return hull
 }
 
+/** m_k(t) = min(req_{t+1..t+k}) for every block t with k blocks after it: what a price quoted right after t had to meet. */
+function kBlockMinima(reqs: readonly Requirement[], k: number): number[] {
+  const mins: number[] = []
+  for (let t = 0; t + k < reqs.length; t++) {
+    let m = Number(reqs[t + 1])
+    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
+    mins.push(m)
+  }
+  return mins
+}
+
+/** The minima `mins[i]` (quoted after block `first + i`) grouped by the chain state after that block, each group sorted ascending. */
+function byState(mins: readonly number[], states: readonly number[], first = 0): Map<number, number[]> {
+  const groups = new Map<number, number[]>()
+  mins.forEach((m, i) => {
+    const s = states[first + i] as number
+    const list = groups.get(s) ?? []
+    list.push(m)
+    groups.set(s, list)
+  })
+  for (const list of groups.values()) list.sort((a, b) => a - b)
+  return groups
+}
+
+/**
+ * The segments of one state's lower hull (`priceHull` of its sorted minima) from (0, 0), nothing
+ * included: the floor's own inclusions are a segment of zero cost. Each raises the price to `c`,
+ * gaining `dN` inclusions for `dS` more overpayment; their slopes rise (the hull is convex).
+ */
+function hullSegments(mins: readonly number[], f: number): { c: number; dN: number; dS: number }[] {
+  const hull = [{ c: f, N: 0, S: 0 }, ...priceHull(mins, f)]
+  const segments: { c: number; dN: number; dS: number }[] = []
+  for (let h = 1; h < hull.length; h++) {
+    const a = hull[h - 1] as HullPoint
+    const b = hull[h] as HullPoint
+    if (b.N > a.N) segments.push({ c: b.c, dN: b.N - a.N, dS: b.S - a.S })
+  }
+  return segments
+}
+
 /**
  * The bar of fixed prices in hindsight for one promise, by the Scorer's rules: a price c is
  * included at block t when c ≥ m_k(t) = min(req_{t+1..t+k}) and then overpays c − max(floor, m_k(t)).
@@ -218,12 +258,7 @@ function priceHull(mins: readonly number[], f: number): HullPoint[] {
  */
 export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }: TierPromise, below = 0.01): FixedBar {
   const f = Number(floor)
-  const mins: number[] = []
-  for (let t = 0; t + k < reqs.length; t++) {
-    let m = Number(reqs[t + 1])
-    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
-    mins.push(m)
-  }
+  const mins = kBlockMinima(reqs, k)
   const n = mins.length
   if (n === 0) return { low: f, high: f, low_share: 0, coverage: null, overpayment: null }
   mins.sort((a, b) => a - b)
@@ -265,29 +300,10 @@ export function fixedPriceBar(reqs: readonly Requirement[], floor: U64, { k, q }
  */
 export function stateBar(reqs: readonly Requirement[], states: readonly number[], floor: U64, { k, q }: TierPromise): Scored {
   const f = Number(floor)
-  const byState = new Map<number, number[]>()
-  let n = 0
-  for (let t = 0; t + k < reqs.length; t++) {
-    let m = Number(reqs[t + 1])
-    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
-    const s = states[t] as number
-    const list = byState.get(s) ?? []
-    list.push(m)
-    byState.set(s, list)
-    n++
-  }
+  const all = kBlockMinima(reqs, k)
+  const n = all.length
   if (n === 0) return { coverage: null, overpayment: null }
-  const segments: { dN: number; dS: number }[] = []
-  for (const mins of byState.values()) {
-    mins.sort((a, b) => a - b)
-    // from (0, 0), nothing included: the floor's own inclusions are a segment of zero cost
-    const hull = [{ c: f, N: 0, S: 0 }, ...priceHull(mins, f)]
-    for (let h = 1; h < hull.length; h++) {
-      const a = hull[h - 1] as HullPoint
-      const b = hull[h] as HullPoint
-      if (b.N > a.N) segments.push({ dN: b.N - a.N, dS: b.S - a.S })
-    }
-  }
+  const segments = [...byState(all, states).values()].flatMap((mins) => hullSegments(mins, f))
   segments.sort((a, b) => a.dS / a.dN - b.dS / b.dN)
   const need = q * n
   let N = 0
@@ -317,48 +333,28 @@ export function stateBar(reqs: readonly Requirement[], states: readonly number[]
  */
 export function stateBarOutOfSample(reqs: readonly Requirement[], states: readonly number[], floor: U64, { k, q }: TierPromise): Scored {
   const f = Number(floor)
-  const samples: { s: number; m: number }[] = []
-  for (let t = 0; t + k < reqs.length; t++) {
-    let m = Number(reqs[t + 1])
-    for (let j = 2; j <= k; j++) m = Math.min(m, Number(reqs[t + j]))
-    samples.push({ s: states[t] as number, m })
-  }
-  const half = samples.length >> 1
+  const mins = kBlockMinima(reqs, k)
+  const half = mins.length >> 1
   if (half === 0) return { coverage: null, overpayment: null }
-  const a = samples.slice(0, half)
-  const b = samples.slice(half)
+  const a = byState(mins.slice(0, half), states)
+  const b = byState(mins.slice(half), states, half)
   const one = crossFitted(a, b, f, q)
   const two = crossFitted(b, a, f, q)
   const N = one.N + two.N
-  return { coverage: N / samples.length, overpayment: N === 0 ? 0 : (one.S + two.S) / N }
+  return { coverage: N / mins.length, overpayment: N === 0 ? 0 : (one.S + two.S) / N }
 }
 
 /** `stateBarOutOfSample`'s one direction: the allocation path fitted on `fit`, its step at q found and scored on `test`. */
-function crossFitted(fit: readonly { s: number; m: number }[], test: readonly { s: number; m: number }[], f: number, q: number): { N: number; S: number } {
-  const group = (xs: readonly { s: number; m: number }[]) => {
-    const by = new Map<number, number[]>()
-    for (const x of xs) {
-      const list = by.get(x.s) ?? []
-      list.push(x.m)
-      by.set(x.s, list)
-    }
-    for (const list of by.values()) list.sort((u, v) => u - v)
-    return by
-  }
+function crossFitted(fit: ReadonlyMap<number, readonly number[]>, test: ReadonlyMap<number, readonly number[]>, f: number, q: number): { N: number; S: number } {
   // the path: segments of every state's hull on the fitted half, cheapest overpayment per inclusion first
   const steps: { s: number; c: number; slope: number }[] = []
-  for (const [s, mins] of group(fit)) {
-    const hull = [{ c: f, N: 0, S: 0 }, ...priceHull(mins, f)]
-    for (let h = 1; h < hull.length; h++) {
-      const u = hull[h - 1] as HullPoint
-      const v = hull[h] as HullPoint
-      if (v.N > u.N) steps.push({ s, c: v.c, slope: (v.S - u.S) / (v.N - u.N) })
-    }
-  }
+  for (const [s, mins] of fit) for (const g of hullSegments(mins, f)) steps.push({ s, c: g.c, slope: g.dS / g.dN })
   steps.sort((u, v) => u.slope - v.slope)
   // the scored half per state: sorted minima and prefix sums of max(f, m), for N(c) and S(c) by binary search
-  const tested = new Map<number, { mins: number[]; prefix: number[] }>()
-  for (const [s, mins] of group(test)) {
+  const tested = new Map<number, { mins: readonly number[]; prefix: number[] }>()
+  let n = 0
+  for (const [s, mins] of test) {
+    n += mins.length
     const prefix = [0]
     for (const m of mins) prefix.push((prefix[prefix.length - 1] as number) + Math.max(f, m))
     tested.set(s, { mins, prefix })
@@ -385,7 +381,7 @@ function crossFitted(fit: readonly { s: number; m: number }[], test: readonly { 
     N += x.N
     S += x.S
   }
-  const need = q * test.length
+  const need = q * n
   if (N >= need - 1e-9) return { N, S }
   for (const step of steps) {
     const old = at(step.s, price.get(step.s) ?? f)
@@ -404,8 +400,7 @@ function crossFitted(fit: readonly { s: number; m: number }[], test: readonly { 
   // the fitted path's top does not reach q on the scored half: last, every state at the run's largest minimum (what a
   // quote at its window's maximum gives), which includes every block, so the bar still covers exactly q
   let top = f
-  for (const x of fit) if (x.m > top) top = x.m
-  for (const x of test) if (x.m > top) top = x.m
+  for (const half of [fit, test]) for (const mins of half.values()) top = Math.max(top, mins[mins.length - 1] ?? f)
   let N2 = 0
   let S2 = 0
   for (const s of tested.keys()) {
